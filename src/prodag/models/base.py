@@ -1,0 +1,52 @@
+"""The contract every structural equation model (SEM) in prodag fulfils.
+
+A model describes the weights ``ω`` of an SEM whose graph is a projected distribution:
+
+1. ``ω̃ ~ q(ω̃)``: a mean-field Gaussian over every weight (the inference engine draws it);
+2. ``W̃ = model.graph_of(ω̃)``: the continuous ``(L, p, p)`` matrix the projection acts on
+   (linear: ``W̃ = ω̃``; MLP: ``W̃_jk = ‖ω̃_jk‖₂`` over the first-layer weight group of j → k);
+3. ``W = prodag.project(W̃, λ)``: exact DAGs, differentiable in ``W̃`` and ``λ``;
+4. ``ω = model.apply_projection(ω̃, W̃, W)``: the projected weights (linear: ``W``; MLP: each
+   first-layer group rescaled by ``W_jk / W̃_jk``, Prop. 2 of the paper);
+5. ``model.log_likelihood(ω, data, noise_variance)``: one value per sample.
+
+Weights are a pytree (a dict of arrays). ``weight_shapes(p)`` gives the shapes of one sample;
+every array the inference engine passes in has an extra leading sample axis of length L.
+Everything here must be pure JAX, traceable under ``jax.jit`` and ``jax.grad``, with no Python
+loop over samples or nodes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import jax
+
+Weights = dict[str, jax.Array]
+"""A pytree of weight arrays, each with a leading sample axis ``(L, ...)``."""
+
+
+class StructuralEquationModel(Protocol):
+    """An SEM family ``x = f_ω(x) + ε`` with ``ε ~ N(0, diag(noise_variance))``."""
+
+    name: str
+    """Short identifier used in saved files and the CLI: ``"linear"`` or ``"mlp"``."""
+
+    def weight_shapes(self, p: int) -> dict[str, tuple[int, ...]]:
+        """Shapes of one sample of the weights for ``p`` variables (no sample axis)."""
+
+    def graph_of(self, weights_tilde: Weights) -> jax.Array:
+        """The continuous matrix ``W̃`` of shape ``(L, p, p)``; ``[j, k]`` is the edge j → k."""
+
+    def apply_projection(self, weights_tilde: Weights, graph_tilde: jax.Array,
+                         graph: jax.Array) -> Weights:
+        """The projected weights ``ω`` given ``ω̃``, ``W̃ (L, p, p)`` and ``W = project(W̃)``."""
+
+    def prepare_data(self, X: jax.Array) -> Any:
+        """Precompute what ``log_likelihood`` needs from the data ``X (n, p)`` (a pytree)."""
+
+    def predict_mean(self, weights: Weights, X: jax.Array) -> jax.Array:
+        """``f_ω(X)`` of shape ``(L, n, p)``: each variable's mean given the others."""
+
+    def log_likelihood(self, weights: Weights, data: Any, noise_variance: jax.Array) -> jax.Array:
+        """``log p(X | ω)`` of shape ``(L,)``, summed over rows; ``noise_variance`` is ``(p,)``."""
