@@ -1,0 +1,235 @@
+"""Input validation with errors that say what is wrong and how to fix it.
+
+``check_data`` turns a user's table into a float64 ``(n, p)`` array plus column names, and
+raises :class:`DataError` (a ``ValueError``) naming the offending rows or columns otherwise.
+The ``check_*`` helpers validate scalar and vector parameters of the estimator and the CLI.
+Pure numpy/pandas: importing this module does not start JAX.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+_MAX_NAMES_SHOWN = 8
+
+
+class DataError(ValueError):
+    """The data table cannot be used as it is; the message says why and what to do."""
+
+
+def _format_names(names: Sequence[object]) -> str:
+    """``'a', 'b' and 3 more``: a short, quoted list of names for error messages."""
+    shown = ", ".join(repr(str(name)) for name in names[:_MAX_NAMES_SHOWN])
+    hidden = len(names) - _MAX_NAMES_SHOWN
+    return f"{shown} and {hidden} more" if hidden > 0 else shown
+
+
+def check_data(X, *, min_rows: int = 2) -> tuple[np.ndarray, list[str]]:
+    """Validate a data table and return it as a float64 array with its column names.
+
+    Parameters
+    ----------
+    X : numpy array, list of lists or pandas DataFrame of shape (n, p)
+        One row per observation, one column per variable. Boolean columns count as 0/1.
+    min_rows : int
+        The fewest rows accepted (at least 2).
+
+    Returns
+    -------
+    data : np.ndarray of shape (n, p), dtype float64
+        A fresh copy; the caller may modify it.
+    names : list of str, length p
+        The DataFrame's column names as strings, else ``x0 .. x{p-1}``.
+
+    Raises
+    ------
+    DataError
+        If the table is not 2-D, has fewer than ``min_rows`` rows or fewer than 2 variables,
+        has duplicate column names, non-numeric columns, NaN or infinite values, or constant
+        columns.
+    """
+    min_rows = check_integer("min_rows", min_rows, minimum=2)
+    if isinstance(X, pd.DataFrame):
+        names = [str(column) for column in X.columns]
+        _check_unique_names(names)
+        _check_shape((X.shape[0], X.shape[1]), min_rows)
+        data = _numeric_frame(X, names)
+    else:
+        array = _as_array(X)
+        _check_shape(array.shape, min_rows)
+        names = [f"x{j}" for j in range(array.shape[1])]
+        data = _numeric_array(array, names)
+    _check_finite(data, names)
+    _check_not_constant(data, names)
+    return data, names
+
+
+def _as_array(X) -> np.ndarray:
+    """``X`` as a numpy array, with a clear error for ragged lists or a missing table."""
+    if X is None:
+        raise DataError("No data was given: pass an (n, p) numpy array, list of lists or "
+                        "pandas DataFrame with one row per observation.")
+    if isinstance(X, pd.Series):
+        raise DataError("Expected a 2-D table (n rows x p variables) but got a pandas Series "
+                        "(one variable). Pass a DataFrame with at least 2 columns.")
+    try:
+        return np.asarray(X)
+    except ValueError as error:  # ragged nested lists
+        raise DataError("Could not read the data as a table: the rows have different lengths "
+                        f"({error}). Give every row the same number of values.") from None
+
+
+def _check_shape(shape: tuple[int, ...], min_rows: int) -> None:
+    if len(shape) != 2:
+        hint = (" For a single variable, structure learning needs at least 2 variables."
+                if len(shape) == 1 else "")
+        raise DataError(f"Expected a 2-D table (n rows x p variables) but got an array of "
+                        f"shape {shape} ({len(shape)}-D).{hint} Reshape or select the data so "
+                        "that rows are observations and columns are variables.")
+    n, p = shape
+    if n < min_rows:
+        raise DataError(f"The data has {n} row(s) but at least {min_rows} are needed. Provide "
+                        "more observations (rows are observations, columns are variables; "
+                        "transpose the table if it is the other way round).")
+    if p < 2:
+        raise DataError(f"The data has {p} variable(s) (columns) but structure learning needs "
+                        "at least 2. Rows must be observations and columns variables.")
+
+
+def _check_unique_names(names: list[str]) -> None:
+    duplicates = [name for name, count in Counter(names).items() if count > 1]
+    if duplicates:
+        raise DataError(f"Duplicate column names: {_format_names(duplicates)}. Every variable "
+                        "needs its own name: rename or drop the repeated columns.")
+
+
+def _numeric_frame(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
+    return _stack_numeric_columns([frame.iloc[:, j].to_numpy() for j in range(len(names))],
+                                  names)
+
+
+def _numeric_array(array: np.ndarray, names: list[str]) -> np.ndarray:
+    if array.dtype.kind in "biuf":
+        return np.array(array, dtype=np.float64)
+    return _stack_numeric_columns([array[:, j] for j in range(len(names))], names)
+
+
+def _stack_numeric_columns(columns: list[np.ndarray], names: list[str]) -> np.ndarray:
+    """Columns as one float64 array; a column is numeric when every value converts to a real
+    float (booleans, integers, floats, numeric strings; missing values become NaN)."""
+    converted, bad = [], []
+    for column, name in zip(columns, names):
+        try:
+            if np.asarray(column).dtype.kind in "cmM":  # complex, timedelta, datetime
+                raise TypeError
+            converted.append(np.asarray(column, dtype=np.float64))
+        except (TypeError, ValueError):
+            bad.append(name)
+    if bad:
+        _raise_non_numeric(bad)
+    return np.stack(converted, axis=1)
+
+
+def _raise_non_numeric(bad: list[str]) -> None:
+    raise DataError(f"{len(bad)} column(s) are not numeric: {_format_names(bad)}. prodag "
+                    "models continuous variables: encode these columns as numbers (e.g. "
+                    "pandas.get_dummies or category codes) or drop them.")
+
+
+def _check_finite(data: np.ndarray, names: list[str]) -> None:
+    finite = np.isfinite(data)
+    if finite.all():
+        return
+    bad_rows = np.flatnonzero(~finite.all(axis=1))
+    bad_columns = [names[j] for j in np.flatnonzero(~finite.all(axis=0))]
+    n_nan = int(np.isnan(data).sum())
+    n_inf = int(np.isinf(data).sum())
+    rows_shown = ", ".join(str(i) for i in bad_rows[:_MAX_NAMES_SHOWN])
+    if len(bad_rows) > _MAX_NAMES_SHOWN:
+        rows_shown += f" and {len(bad_rows) - _MAX_NAMES_SHOWN} more"
+    raise DataError(f"The data contains {n_nan} NaN and {n_inf} infinite value(s) in "
+                    f"{len(bad_rows)} row(s) (0-based row indices {rows_shown}) and column(s) "
+                    f"{_format_names(bad_columns)}. Impute the missing values or drop those "
+                    "rows (e.g. DataFrame.dropna()) before fitting.")
+
+
+def _check_not_constant(data: np.ndarray, names: list[str]) -> None:
+    constant = [names[j] for j in np.flatnonzero(np.ptp(data, axis=0) == 0)]
+    if constant:
+        raise DataError(f"{len(constant)} column(s) are constant: {_format_names(constant)}. "
+                        "A constant variable carries no information about the graph and "
+                        "cannot be standardised: drop these columns.")
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameter checks
+
+
+def check_positive(name: str, value, *, allow_zero: bool = False,
+                   allow_inf: bool = False) -> float:
+    """``value`` as a float, if it is a real number > 0 (>= 0 with ``allow_zero``).
+
+    Raises ``ValueError`` naming the parameter otherwise; ``inf`` is rejected unless
+    ``allow_inf``; NaN and booleans are always rejected.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number, got {value!r} of type "
+                         f"{type(value).__name__}.")
+    value = float(value)
+    bound = ">= 0" if allow_zero else "> 0"
+    if np.isnan(value) or value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(f"{name} must be {bound}, got {value!r}.")
+    if np.isinf(value) and not allow_inf:
+        raise ValueError(f"{name} must be finite, got {value!r}.")
+    return value
+
+
+def check_integer(name: str, value, *, minimum: int | None = None,
+                  maximum: int | None = None) -> int:
+    """``value`` as an int, if it is an integer (not a bool) within ``[minimum, maximum]``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r} of type "
+                         f"{type(value).__name__}.")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}.")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {value}.")
+    return value
+
+
+def check_choice(name: str, value, choices: Iterable):
+    """``value`` if it is one of ``choices``; otherwise a ``ValueError`` listing them."""
+    choices = list(choices)
+    if value not in choices:
+        listed = ", ".join(repr(choice) for choice in choices)
+        raise ValueError(f"{name} must be one of {listed}; got {value!r}.")
+    return value
+
+
+def check_positive_vector(name: str, value, length: int) -> np.ndarray:
+    """A float64 vector of ``length`` entries, all finite and > 0.
+
+    A scalar is broadcast to ``length`` entries. Raises ``ValueError`` for a wrong length,
+    non-numeric, non-finite or non-positive entries.
+    """
+    try:
+        vector = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a positive number or an array of {length} positive "
+                         f"numbers, got {value!r}.") from None
+    if vector.ndim == 0:
+        vector = np.full(length, float(vector))
+    if vector.shape != (length,):
+        raise ValueError(f"{name} must be a scalar or have shape ({length},) (one entry per "
+                         f"variable), got shape {vector.shape}.")
+    bad = np.flatnonzero(~(np.isfinite(vector) & (vector > 0)))
+    if bad.size:
+        raise ValueError(f"{name} must be finite and > 0 everywhere; entries at positions "
+                         f"{bad[:_MAX_NAMES_SHOWN].tolist()} are {vector[bad[:_MAX_NAMES_SHOWN]].tolist()}.")
+    return vector

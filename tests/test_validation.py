@@ -1,0 +1,197 @@
+"""Tests for prodag.validation: accepted inputs and one test per error."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from prodag.validation import (
+    DataError,
+    check_choice,
+    check_data,
+    check_integer,
+    check_positive,
+    check_positive_vector,
+)
+
+
+# --- accepted inputs --------------------------------------------------------------------------
+
+def test_numpy_array_gives_float64_copy_and_default_names():
+    X = np.array([[1, 2, 3], [4, 5, 7]], dtype=np.int32)
+    data, names = check_data(X)
+    assert data.dtype == np.float64
+    np.testing.assert_array_equal(data, X)
+    assert names == ["x0", "x1", "x2"]
+    data[0, 0] = 99.0
+    assert X[0, 0] == 1
+
+
+def test_list_of_lists_accepted():
+    data, names = check_data([[1.5, 2.0], [3.0, -4.0], [0.0, 1.0]])
+    np.testing.assert_array_equal(data, [[1.5, 2.0], [3.0, -4.0], [0.0, 1.0]])
+    assert names == ["x0", "x1"]
+
+
+def test_dataframe_names_become_strings_and_bools_are_numeric():
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], 7: [True, False, True], "c": [1, 1, 2]})
+    data, names = check_data(frame)
+    assert names == ["a", "7", "c"]
+    np.testing.assert_array_equal(data, [[1, 1, 1], [2, 0, 1], [3, 1, 2]])
+    assert data.dtype == np.float64
+
+
+def test_float32_dataframe_values_kept():
+    frame = pd.DataFrame(np.array([[0.1, 0.2], [0.3, 0.4]], dtype=np.float32), columns=["u", "v"])
+    data, _ = check_data(frame)
+    np.testing.assert_array_equal(data, frame.to_numpy().astype(np.float64))
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("X", [np.arange(4.0), np.zeros((2, 2, 2)), pd.Series([1.0, 2.0])])
+def test_not_two_dimensional(X):
+    with pytest.raises(DataError, match="2-D"):
+        check_data(X)
+
+
+def test_data_error_is_value_error():
+    assert issubclass(DataError, ValueError)
+
+
+def test_none_is_rejected():
+    with pytest.raises(DataError, match="No data"):
+        check_data(None)
+
+
+def test_ragged_rows():
+    with pytest.raises(DataError, match="different lengths"):
+        check_data([[1.0, 2.0], [3.0]])
+
+
+def test_too_few_rows():
+    with pytest.raises(DataError, match="1 row.*at least 2"):
+        check_data([[1.0, 2.0]])
+
+
+def test_min_rows_respected():
+    X = np.arange(10.0).reshape(5, 2)
+    check_data(X, min_rows=5)
+    with pytest.raises(DataError, match="5 row.*at least 6"):
+        check_data(X, min_rows=6)
+
+
+def test_min_rows_below_two_rejected():
+    with pytest.raises(ValueError, match="min_rows"):
+        check_data(np.eye(3), min_rows=1)
+
+
+def test_too_few_variables():
+    with pytest.raises(DataError, match="1 variable.*at least 2"):
+        check_data(np.arange(5.0).reshape(5, 1))
+
+
+def test_non_numeric_columns_named_with_fix():
+    frame = pd.DataFrame({"a": [1.0, 2.0], "colour": ["red", "blue"],
+                          "when": pd.to_datetime(["2020-01-01", "2021-01-01"])})
+    with pytest.raises(DataError) as info:
+        check_data(frame)
+    message = str(info.value)
+    assert "'colour'" in message and "'when'" in message and "'a'" not in message
+    assert "encode" in message and "drop" in message
+
+
+def test_non_numeric_list_column_named():
+    with pytest.raises(DataError, match="not numeric: 'x1'"):
+        check_data([[1.0, "low"], [2.0, "high"]])
+
+
+def test_complex_rejected():
+    with pytest.raises(DataError, match="not numeric"):
+        check_data(np.array([[1 + 1j, 2], [3, 4]]))
+
+
+def test_nan_and_inf_counted_with_columns_and_rows():
+    frame = pd.DataFrame({"a": [1.0, np.nan, 3.0, 4.0], "b": [1.0, 2.0, np.inf, np.nan],
+                          "c": [1.0, 2.0, 3.0, 5.0]})
+    with pytest.raises(DataError) as info:
+        check_data(frame)
+    message = str(info.value)
+    assert "2 NaN and 1 infinite" in message
+    assert "3 row(s)" in message and "1, 2, 3" in message
+    assert "'a', 'b'" in message and "'c'" not in message
+    assert "Impute" in message and "drop" in message
+
+
+def test_constant_columns_named():
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "k": [5.0, 5.0, 5.0], "z": [0, 0, 0]})
+    with pytest.raises(DataError, match=r"2 column\(s\) are constant: 'k', 'z'.*drop"):
+        check_data(frame)
+
+
+def test_duplicate_column_names():
+    frame = pd.DataFrame([[1.0, 2.0, 3.0], [4.0, 5.0, 7.0]], columns=["a", "b", "a"])
+    with pytest.raises(DataError, match="Duplicate column names: 'a'"):
+        check_data(frame)
+
+
+def test_duplicate_after_string_conversion():
+    frame = pd.DataFrame([[1.0, 2.0], [4.0, 5.0]], columns=[1, "1"])
+    with pytest.raises(DataError, match="Duplicate"):
+        check_data(frame)
+
+
+def test_long_name_lists_are_truncated():
+    frame = pd.DataFrame(np.ones((3, 12)), columns=[f"v{j}" for j in range(12)])
+    with pytest.raises(DataError, match="and 4 more"):
+        check_data(frame)
+
+
+# --- parameter checks -------------------------------------------------------------------------
+
+def test_check_positive():
+    assert check_positive("lr", 0.1) == 0.1
+    assert check_positive("lam", 0, allow_zero=True) == 0.0
+    assert check_positive("lam", math.inf, allow_inf=True) == math.inf
+    assert isinstance(check_positive("n", np.int64(3)), float)
+    for bad in (0, -1.0, math.nan):
+        with pytest.raises(ValueError, match="lr must be > 0"):
+            check_positive("lr", bad)
+    with pytest.raises(ValueError, match="lam must be >= 0"):
+        check_positive("lam", -0.5, allow_zero=True)
+    with pytest.raises(ValueError, match="finite"):
+        check_positive("lr", math.inf)
+    for bad in ("0.1", True, None):
+        with pytest.raises(ValueError, match="lr must be a number"):
+            check_positive("lr", bad)
+
+
+def test_check_integer():
+    assert check_integer("n_samples", np.int32(5), minimum=1) == 5
+    with pytest.raises(ValueError, match="n_samples must be >= 1, got 0"):
+        check_integer("n_samples", 0, minimum=1)
+    with pytest.raises(ValueError, match="<= 3"):
+        check_integer("k", 4, maximum=3)
+    for bad in (2.0, True, "3"):
+        with pytest.raises(ValueError, match="must be an integer"):
+            check_integer("k", bad)
+
+
+def test_check_choice():
+    assert check_choice("sem", "mlp", ("linear", "mlp")) == "mlp"
+    with pytest.raises(ValueError, match="sem must be one of 'linear', 'mlp'; got 'MLP'"):
+        check_choice("sem", "MLP", ("linear", "mlp"))
+
+
+def test_check_positive_vector():
+    np.testing.assert_array_equal(check_positive_vector("noise_variance", 2.0, 3), [2, 2, 2])
+    np.testing.assert_array_equal(check_positive_vector("v", [1, 2], 2), [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"shape \(3,\)"):
+        check_positive_vector("v", [1.0, 2.0], 3)
+    with pytest.raises(ValueError, match=r"positions \[1\]"):
+        check_positive_vector("v", [1.0, -2.0, 3.0], 3)
+    with pytest.raises(ValueError, match="positions"):
+        check_positive_vector("v", [1.0, np.nan], 2)
+    with pytest.raises(ValueError, match="positive number"):
+        check_positive_vector("v", "estimate", 2)
