@@ -1,0 +1,254 @@
+"""Figures of a learned posterior over DAGs and of benchmark results.
+
+Every function draws with matplotlib's object API (``matplotlib.figure.Figure``, rendered by
+the Agg canvas), so nothing here touches pyplot's global state or needs a display. Each
+function returns the :class:`~matplotlib.figure.Figure` it drew on; pass ``ax=`` to draw into
+an existing axes instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+METRIC_LABELS = {
+    "brier": "Brier score",
+    "expected_shd": "Exp. SHD",
+    "expected_f1": "Exp. F1 score (%)",
+    "auroc": "AUROC (%)",
+}
+"""Axis titles of the four posterior metrics, keyed by their names in benchmark results."""
+
+PERCENT_METRICS = frozenset({"expected_f1", "auroc"})
+"""Metrics stored as fractions in ``[0, 1]`` but shown in percent, as in the paper."""
+
+
+def plot_edge_probabilities(probs, variables: Sequence[str] | None = None, ax: Axes | None = None,
+                            true_graph=None, annotate: bool | None = None,
+                            title: str | None = "Posterior edge probabilities") -> Figure:
+    """Heatmap of posterior edge probabilities; cell ``[j, k]`` is the edge ``j → k``.
+
+    Args:
+        probs: ``(p, p)`` probabilities in ``[0, 1]`` (array or DataFrame; a DataFrame's index
+            gives the variable names when ``variables`` is not given).
+        variables: ``p`` names for the rows (sources) and columns (targets).
+        ax: axes to draw into; a new figure is made when ``None``.
+        true_graph: optional ``(p, p)`` adjacency (nonzero = edge) or ``networkx.DiGraph`` over
+            ``variables``; its edges are outlined in black.
+        annotate: write each probability in its cell; by default only when ``p ≤ 25``.
+        title: axes title (``None`` for none).
+
+    Returns:
+        The figure drawn on.
+    """
+    probs, variables = _probabilities_and_names(probs, variables)
+    p = probs.shape[0]
+    fig, ax = _figure_and_axes(ax, figsize=(1.6 + 0.5 * max(p, 6), 1.0 + 0.45 * max(p, 6)))
+    image = ax.imshow(probs, cmap="Blues", vmin=0.0, vmax=1.0, interpolation="nearest")
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="P(edge)")
+    ax.set_xticks(range(p), variables, rotation=90 if p > 12 else 45,
+                  ha="center" if p > 12 else "right", fontsize=_tick_size(p))
+    ax.set_yticks(range(p), variables, fontsize=_tick_size(p))
+    ax.set_xlabel("target (child)")
+    ax.set_ylabel("source (parent)")
+    if annotate if annotate is not None else p <= 25:
+        for (j, k), value in np.ndenumerate(probs):
+            if j != k:
+                ax.text(k, j, f"{value:.2f}".lstrip("0") if value < 1 else "1",
+                        ha="center", va="center", fontsize=_tick_size(p) - 1,
+                        color="white" if value > 0.6 else "black")
+    if true_graph is not None:
+        truth = adjacency_matrix(true_graph, variables)
+        for j, k in zip(*np.nonzero(truth)):
+            ax.add_patch(Rectangle((k - 0.5, j - 0.5), 1, 1, fill=False, edgecolor="black",
+                                   linewidth=1.8))
+        if title:
+            title = f"{title}\n(boxed: true edges)"
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def plot_graph(graph, threshold: float = 0.5, variables: Sequence[str] | None = None,
+               ax: Axes | None = None, layout: str = "circular", edge_labels: bool = True,
+               title: str | None = None) -> Figure:
+    """Draw the edges whose posterior probability is at least ``threshold``.
+
+    Edge width and opacity grow with the probability; with ``edge_labels`` each edge carries
+    its probability.
+
+    Args:
+        graph: ``(p, p)`` edge probabilities (array or DataFrame), or a ``networkx.DiGraph``
+            whose edges carry a ``probability`` attribute (as ``ProDAG.to_networkx`` gives;
+            edges without one count as probability 1).
+        threshold: smallest probability drawn, in ``[0, 1]``.
+        variables: node names when ``graph`` is an array.
+        ax: axes to draw into; a new figure is made when ``None``.
+        layout: ``"circular"``, ``"spring"`` or ``"layered"`` (topological layers; falls back to
+            circular when the drawn graph has a cycle).
+        edge_labels: write the probability on each edge.
+        title: axes title; by default it states the threshold and the number of edges.
+
+    Returns:
+        The figure drawn on.
+    """
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must be in [0, 1], got {threshold}")
+    digraph = _thresholded_digraph(graph, threshold, variables)
+    fig, ax = _figure_and_axes(ax, figsize=(7.0, 6.0))
+    positions = _layout(digraph, layout)
+    probabilities = [digraph.edges[e]["probability"] for e in digraph.edges]
+    nx.draw_networkx_nodes(digraph, positions, ax=ax, node_color="#dbe9f6",
+                           edgecolors="#2b5d8a", node_size=900)
+    nx.draw_networkx_labels(digraph, positions, ax=ax, font_size=9)
+    for edge, probability in zip(digraph.edges, probabilities):
+        nx.draw_networkx_edges(digraph, positions, edgelist=[edge], ax=ax, node_size=900,
+                               width=0.5 + 3.5 * probability, alpha=0.25 + 0.75 * probability,
+                               edge_color="#1f3b57", arrowsize=14,
+                               connectionstyle="arc3,rad=0.08")
+    if edge_labels and digraph.number_of_edges():
+        nx.draw_networkx_edge_labels(
+            digraph, positions, ax=ax, font_size=7, label_pos=0.4,
+            connectionstyle="arc3,rad=0.08",
+            edge_labels={e: f"{pr:.2f}" for e, pr in zip(digraph.edges, probabilities)})
+    ax.set_axis_off()
+    ax.set_title(title if title is not None else
+                 f"Edges with P(edge) ≥ {threshold:g}  ({digraph.number_of_edges()} edges)")
+    return fig
+
+
+def plot_benchmark(results, metrics: Sequence[str] = tuple(METRIC_LABELS), x: str = "n",
+                   title: str | None = None) -> Figure:
+    """Each metric against sample size: mean ± standard error over seeds, one line per method.
+
+    Args:
+        results: a DataFrame (or list of dicts) with one row per fit and the columns
+            ``method``, ``x`` (default ``"n"``) and each of ``metrics``.
+        metrics: metric columns, one panel each (``brier``, ``expected_shd``, ``expected_f1``,
+            ``auroc`` get the paper's titles; F1 and AUROC fractions are shown in percent).
+        x: the column on the horizontal axis (log scale when it spans a factor ≥ 10).
+        title: figure title.
+
+    Returns:
+        The figure, one panel per metric, side by side.
+    """
+    frame = pd.DataFrame(results)
+    missing = {"method", x, *metrics} - set(frame.columns)
+    if missing:
+        raise ValueError(f"benchmark results lack the column(s) {sorted(missing)}; "
+                         f"they have {sorted(frame.columns)}")
+    fig = Figure(figsize=(3.4 * len(metrics), 3.2), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, len(metrics), squeeze=False)[0]
+    for ax, metric in zip(axes, metrics):
+        scale = 100.0 if metric in PERCENT_METRICS else 1.0
+        summary = summarize(frame, metric, by=("method", x))
+        for method, rows in summary.groupby("method", sort=False):
+            ax.errorbar(rows[x], scale * rows["mean"], yerr=scale * rows["se"].fillna(0.0),
+                        marker="o", markersize=4, capsize=3, linewidth=1.2, label=method)
+        values = frame[x].astype(float)
+        if values.min() > 0 and values.max() / values.min() >= 10:
+            ax.set_xscale("log")
+        ax.set_xlabel(x)
+        ax.set_title(METRIC_LABELS.get(metric, metric))
+        ax.grid(alpha=0.3)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=max(len(labels), 1),
+               frameon=False)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def summarize(results, metric: str, by: Sequence[str] = ("method",)) -> pd.DataFrame:
+    """Mean, standard error (std / √count) and count of ``metric`` within each group ``by``."""
+    frame = pd.DataFrame(results)
+    grouped = frame.groupby(list(by), sort=False)[metric]
+    summary = grouped.agg(["mean", "std", "count"]).reset_index()
+    summary["se"] = summary["std"] / np.sqrt(summary["count"])
+    return summary.drop(columns="std")
+
+
+def _figure_and_axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+    if ax is not None:
+        return ax.figure, ax
+    fig = Figure(figsize=figsize, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig, fig.add_subplot()
+
+
+def _probabilities_and_names(probs, variables) -> tuple[np.ndarray, list[str]]:
+    if isinstance(probs, pd.DataFrame) and variables is None:
+        variables = [str(v) for v in probs.index]
+    array = np.asarray(probs, dtype=float)
+    if array.ndim != 2 or array.shape[0] != array.shape[1]:
+        raise ValueError(f"edge probabilities must be a square (p, p) matrix, got shape "
+                         f"{array.shape}")
+    if np.any(~np.isfinite(array)) or array.min() < 0 or array.max() > 1:
+        raise ValueError("edge probabilities must be finite and within [0, 1]")
+    p = array.shape[0]
+    names = [str(v) for v in variables] if variables is not None else [f"X{j}" for j in range(p)]
+    if len(names) != p:
+        raise ValueError(f"got {len(names)} variable names for a {p}x{p} matrix")
+    return array, names
+
+
+def adjacency_matrix(graph, variables: Sequence[str]) -> np.ndarray:
+    """``(p, p)`` 0/1 adjacency of an array or a DiGraph over ``variables``."""
+    if isinstance(graph, nx.DiGraph):
+        index = {name: j for j, name in enumerate(variables)}
+        unknown = set(map(str, graph.nodes)) - set(index)
+        if unknown:
+            raise ValueError(f"true graph has nodes not among the variables: {sorted(unknown)}")
+        adjacency = np.zeros((len(variables), len(variables)))
+        for source, target in graph.edges:
+            adjacency[index[str(source)], index[str(target)]] = 1.0
+        return adjacency
+    adjacency = np.asarray(graph, dtype=float)
+    if adjacency.shape != (len(variables), len(variables)):
+        raise ValueError(f"true graph has shape {adjacency.shape}, expected "
+                         f"{(len(variables), len(variables))}")
+    return (adjacency != 0).astype(float)
+
+
+def _thresholded_digraph(graph, threshold: float, variables) -> nx.DiGraph:
+    if isinstance(graph, nx.DiGraph):
+        kept = nx.DiGraph()
+        kept.add_nodes_from(graph.nodes)
+        kept.add_edges_from((s, t, {"probability": float(d.get("probability", 1.0))})
+                            for s, t, d in graph.edges(data=True)
+                            if d.get("probability", 1.0) >= threshold)
+        return kept
+    probs, names = _probabilities_and_names(graph, variables)
+    kept = nx.DiGraph()
+    kept.add_nodes_from(names)
+    for j, k in zip(*np.nonzero((probs >= threshold) & ~np.eye(len(names), dtype=bool))):
+        kept.add_edge(names[j], names[k], probability=float(probs[j, k]))
+    return kept
+
+
+def _layout(digraph: nx.DiGraph, layout: str) -> Mapping:
+    if layout == "circular":
+        return nx.circular_layout(digraph)
+    if layout == "spring":
+        return nx.spring_layout(digraph, seed=0)
+    if layout == "layered":
+        if not nx.is_directed_acyclic_graph(digraph):
+            return nx.circular_layout(digraph)
+        for depth, nodes in enumerate(nx.topological_generations(digraph)):
+            for node in nodes:
+                digraph.nodes[node]["layer"] = depth
+        return nx.multipartite_layout(digraph, subset_key="layer", align="horizontal",
+                                      scale=-1)
+    raise ValueError(f"layout must be 'circular', 'spring' or 'layered', got {layout!r}")
+
+
+def _tick_size(p: int) -> int:
+    return 10 if p <= 12 else 8 if p <= 25 else 6
