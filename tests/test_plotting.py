@@ -84,12 +84,12 @@ def test_benchmark_panels_show_mean_and_standard_error_per_method():
     brier_ax, auroc_ax = fig.axes[:2]
     assert brier_ax.get_title() == "Brier score" and auroc_ax.get_title() == "AUROC (%)"
     prodag_line = brier_ax.lines[0]
-    np.testing.assert_allclose(prodag_line.get_xdata(), [10, 100, 1000])
-    np.testing.assert_allclose(prodag_line.get_ydata(), [4.1, 5.0, 14.0])
+    np.testing.assert_allclose(np.asarray(prodag_line.get_xdata(), float), [10, 100, 1000])
+    np.testing.assert_allclose(np.asarray(prodag_line.get_ydata(), float), [4.1, 5.0, 14.0])
     se = np.std([1.0, 3.0, 8.0], ddof=1) / np.sqrt(3)
     summary = plotting.summarize(rows, "brier", by=("method", "n"))
     np.testing.assert_allclose(summary["se"], se)
-    np.testing.assert_allclose(auroc_ax.lines[0].get_ydata(), [70.0] * 3)  # percent
+    np.testing.assert_allclose(np.asarray(auroc_ax.lines[0].get_ydata(), float), [70.0] * 3)  # percent
     assert brier_ax.get_xscale() == "log"
     with pytest.raises(ValueError, match="expected_shd"):
         plotting.plot_benchmark(rows, metrics=["expected_shd"])
