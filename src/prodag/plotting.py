@@ -26,9 +26,6 @@ METRIC_LABELS = {
 }
 """Axis titles of the four posterior metrics, keyed by their names in benchmark results."""
 
-PERCENT_METRICS = frozenset({"expected_f1", "auroc"})
-"""Metrics stored as fractions in ``[0, 1]`` but shown in percent, as in the paper."""
-
 
 def plot_edge_probabilities(probs, variables: Sequence[str] | None = None, ax: Axes | None = None,
                             true_graph=None, annotate: bool | None = None,
@@ -132,7 +129,8 @@ def plot_benchmark(results, metrics: Sequence[str] = tuple(METRIC_LABELS), x: st
         results: a DataFrame (or list of dicts) with one row per fit and the columns
             ``method``, ``x`` (default ``"n"``) and each of ``metrics``.
         metrics: metric columns, one panel each (``brier``, ``expected_shd``, ``expected_f1``,
-            ``auroc`` get the paper's titles; F1 and AUROC fractions are shown in percent).
+            ``auroc`` get the paper's titles; F1 and AUROC are in percent, as
+            :mod:`prodag.metrics` gives them).
         x: the column on the horizontal axis (log scale when it spans a factor ≥ 10).
         title: figure title.
 
@@ -148,10 +146,9 @@ def plot_benchmark(results, metrics: Sequence[str] = tuple(METRIC_LABELS), x: st
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, len(metrics), squeeze=False)[0]
     for ax, metric in zip(axes, metrics):
-        scale = 100.0 if metric in PERCENT_METRICS else 1.0
         summary = summarize(frame, metric, by=("method", x))
         for method, rows in summary.groupby("method", sort=False):
-            ax.errorbar(rows[x], scale * rows["mean"], yerr=scale * rows["se"].fillna(0.0),
+            ax.errorbar(rows[x], rows["mean"], yerr=rows["se"].fillna(0.0),
                         marker="o", markersize=4, capsize=3, linewidth=1.2, label=method)
         values = frame[x].astype(float)
         if values.min() > 0 and values.max() / values.min() >= 10:
