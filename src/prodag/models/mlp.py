@@ -142,8 +142,11 @@ class MLPSEM:
         """``f_ω(X)`` of shape ``(L, n, p)`` for weights with sample axis ``L`` and ``X (n, p)``."""
         act = ACTIVATIONS[self.activation]
         output = self.hidden_layers + 1
-        # first layer: hidden[l, i, k, :] = act(Σ_j X[i, j] W1[l, j, k, :] + b1[l, k, :])
-        hidden = jnp.einsum("ij,ljkd->likd", X, weights["W1"])
+        # first layer: hidden[l, i, k, :] = act(Σ_j X[i, j] W1[l, j, k, :] + b1[l, k, :]),
+        # as one batched matmul over the flattened (k, d) axis (faster than the einsum on CPU)
+        W1 = weights["W1"]
+        n_samples, p, _, d = W1.shape
+        hidden = jnp.matmul(X, W1.reshape(n_samples, p, p * d)).reshape(n_samples, -1, p, d)
         hidden = act(self._add_bias(hidden, weights, 1))
         for layer in range(2, output):
             hidden = jnp.einsum("likd,lkde->like", hidden, weights[f"W{layer}"])
