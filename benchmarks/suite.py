@@ -1,0 +1,196 @@
+"""The benchmark suite: the paper's experiments, ProDAG beside the installed peers.
+
+Run ``prodag bench --list`` (or ``python benchmarks/suite.py --list``) for the experiments,
+``prodag bench sachs munin --seeds 3`` to pick some, ``--quick`` for a smoke run.
+
+Each experiment returns one row per (method, setting, seed) with the paper's four posterior
+metrics (Brier score, expected SHD, expected F1 %, AUROC %) and the fit time, and writes into
+the output folder:
+
+* ``<name>.json``: the settings, every row, and the mean ± standard error per method/setting;
+* ``<name>.md``: that summary as a markdown table;
+* ``<name>.png``: metric against n (synthetic sweeps) or a bar chart (single-setting studies).
+
+Peers (DAGMA, DiBS) come from ``benchmarks/peers.py`` and run only when their packages are
+installed (``pip install -e '.[peers]'``); otherwise the suite prints a note and runs ProDAG.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+METRICS = ("brier", "expected_shd", "expected_f1", "auroc")
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One benchmark: ``runner(seeds, quick, methods)`` returns rows of metrics."""
+
+    name: str
+    description: str
+    runner: Callable[..., list[dict]]
+    seeds: int = 10
+    sweep: str | None = "n"
+    """Column plotted on the x axis, or ``None`` for a single-setting study (bar chart)."""
+    settings: dict = field(default_factory=dict)
+
+
+def posterior_metrics(truth: np.ndarray, samples: np.ndarray) -> dict[str, float]:
+    """The four metrics of posterior graph ``samples (L, p, p)`` against ``truth (p, p)``."""
+    from prodag import metrics
+
+    return {name: float(getattr(metrics, name)(truth, samples)) for name in METRICS}
+
+
+def summary_table(rows: Sequence[dict], by: Sequence[str]) -> pd.DataFrame:
+    """Mean ± standard error of each metric (and fit seconds) per group ``by``."""
+    frame = pd.DataFrame(rows)
+    columns = [m for m in (*METRICS, "seconds") if m in frame]
+    grouped = frame.groupby(list(by), sort=False)[columns]
+    mean, se = grouped.mean(), grouped.std(ddof=1) / np.sqrt(grouped.count())
+    table = mean.copy()
+    for column in columns:
+        table[column] = [_mean_se(m, s, column) for m, s in zip(mean[column], se[column])]
+    table.insert(0, "seeds", grouped.count()[columns[0]])
+    return table.reset_index()
+
+
+def _mean_se(mean: float, se: float, column: str) -> str:
+    digits = 1 if column in ("expected_f1", "auroc", "seconds") or abs(mean) >= 10 else 2
+    return f"{mean:.{digits}f}" + ("" if np.isnan(se) else f" ± {se:.{digits}f}")
+
+
+def markdown(table: pd.DataFrame) -> str:
+    """A DataFrame as a GitHub markdown table with the paper's metric titles."""
+    titles = {"brier": "Brier", "expected_shd": "E-SHD", "expected_f1": "E-F1 (%)",
+              "auroc": "AUROC (%)", "seconds": "time (s)"}
+    header = [titles.get(c, c) for c in table.columns]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in table.itertuples(False)]
+    return "\n".join(lines) + "\n"
+
+
+def run(names: Sequence[str], *, seeds: int | None = None, quick: bool = False,
+        methods: Sequence[str] | None = None, out: Path = RESULTS_DIR) -> dict[str, list[dict]]:
+    """Run the named experiments and write their JSON, markdown and figure into ``out``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    results = {}
+    for name in names:
+        experiment = EXPERIMENTS[name]
+        n_seeds = seeds or (min(experiment.seeds, 2) if quick else experiment.seeds)
+        print(f"\n== {name}: {experiment.description} ({n_seeds} seeds"
+              f"{', quick' if quick else ''})", flush=True)
+        start = time.perf_counter()
+        rows = experiment.runner(seeds=range(n_seeds), quick=quick, methods=methods)
+        by = ["method"] + ([experiment.sweep] if experiment.sweep else []) + [
+            key for key in ("graph",) if key in rows[0]]
+        table = summary_table(rows, by)
+        write_results(out, experiment, rows, table, quick=quick,
+                      seconds=time.perf_counter() - start)
+        print(markdown(table), flush=True)
+        results[name] = rows
+    return results
+
+
+def write_results(out: Path, experiment: Experiment, rows: list[dict], table: pd.DataFrame,
+                  *, quick: bool, seconds: float) -> None:
+    from prodag import plotting
+
+    stem = experiment.name + ("-quick" if quick else "")
+    record = {
+        "experiment": experiment.name, "description": experiment.description,
+        "settings": experiment.settings, "quick": quick, "wall_seconds": round(seconds, 1),
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "machine": f"{platform.machine()}, {platform.system()}, python {platform.python_version()}",
+        "summary": table.to_dict(orient="records"), "rows": rows,
+    }
+    (out / f"{stem}.json").write_text(json.dumps(record, indent=1, default=float) + "\n")
+    (out / f"{stem}.md").write_text(f"**{experiment.description}**\n\n" + markdown(table))
+    if experiment.sweep:
+        figure = plotting.plot_benchmark(rows, METRICS, x=experiment.sweep,
+                                         title=experiment.description)
+    else:
+        figure = plot_bars(rows, experiment.description)
+    figure.savefig(out / f"{stem}.png", dpi=130)
+
+
+def plot_bars(rows: list[dict], title: str):
+    """Mean ± s.e. of each metric per method (and graph, when rows have one) as bars."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from prodag.plotting import METRIC_LABELS, summarize
+
+    frame = pd.DataFrame(rows)
+    frame["label"] = frame["method"] + (" · " + frame["graph"] if "graph" in frame else "")
+    fig = Figure(figsize=(3.2 * len(METRICS), 3.0), layout="constrained")
+    FigureCanvasAgg(fig)
+    for ax, metric in zip(fig.subplots(1, len(METRICS)), METRICS):
+        summary = summarize(frame, metric, by=("label",))
+        ax.bar(summary["label"], summary["mean"], yerr=summary["se"].fillna(0), capsize=3,
+               color=[f"C{i}" for i in range(len(summary))])
+        ax.set_title(METRIC_LABELS[metric])
+        ax.tick_params(axis="x", labelrotation=30, labelsize=7)
+        ax.grid(axis="y", alpha=0.3)
+    fig.suptitle(title)
+    return fig
+
+
+def _sachs_runner(**kwargs):
+    import sachs
+
+    return sachs.run(**kwargs)
+
+
+def _munin_runner(**kwargs):
+    import munin
+
+    return munin.run(**kwargs)
+
+
+EXPERIMENTS: dict[str, Experiment] = {
+    experiment.name: experiment for experiment in [
+        Experiment("sachs", "Sachs flow cytometry, n = 7466, 10 random validation splits "
+                   "(18-edge and 17-edge consensus graphs)", _sachs_runner, sweep=None),
+        Experiment("munin", "MUNIN1 semi-synthetic, p = 186, s = 273, n = 100, linear "
+                   "Gaussian", _munin_runner, sweep=None),
+    ]
+}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("experiments", nargs="*", help="experiments to run (default: all)")
+    parser.add_argument("--seeds", type=int, default=None, help="seeds per setting")
+    parser.add_argument("--quick", action="store_true", help="fast smoke run")
+    parser.add_argument("--method", action="append", dest="methods", help="method to run")
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="output folder")
+    parser.add_argument("--list", action="store_true", help="list the experiments")
+    args = parser.parse_args(argv)
+    if args.list:
+        for name, experiment in EXPERIMENTS.items():
+            print(f"{name:<28} {experiment.description}")
+        return
+    unknown = set(args.experiments) - set(EXPERIMENTS)
+    if unknown:
+        parser.error(f"unknown experiment(s): {', '.join(sorted(unknown))}")
+    run(args.experiments or list(EXPERIMENTS), seeds=args.seeds, quick=args.quick,
+        methods=args.methods, out=args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""The ``prodag`` command: files it writes, numbers it prints, and one-line errors (exit 2)."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from prodag import metrics
+from prodag.cli import app, parse_lam, read_graph
+
+runner = CliRunner()
+VARIABLES = ["a", "b", "c"]
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def assert_one_line_error(result, *fragments):
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    error_lines = [line for line in result.output.splitlines() if line.startswith("Error: ")]
+    assert len(error_lines) == 1, result.output
+    for fragment in fragments:
+        assert fragment in error_lines[0]
+
+
+def test_help_lists_every_command_and_documents_defaults():
+    result = invoke("--help")
+    assert result.exit_code == 0
+    for command in ("fit", "demo", "simulate", "evaluate", "bench"):
+        assert command in result.output
+    fit_help = invoke("fit", "--help").output
+    for option in ("--sem", "--lam", "--n-samples", "--max-epochs", "--seed", "--projection",
+                   "--standardize", "--log-transform", "--threshold", "--no-progress"):
+        assert option in fit_help
+    assert "default: auto" in fit_help and "default: 1000" in fit_help
+
+
+@pytest.mark.parametrize("text, expected", [("auto", None), ("inf", np.inf), ("2.5", 2.5),
+                                            (" INF ", np.inf)])
+def test_parse_lam(text, expected):
+    assert parse_lam(text) == expected
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "big"])
+def test_parse_lam_rejects_nonpositive_and_words(text):
+    with pytest.raises(ValueError, match="--lam"):
+        parse_lam(text)
+
+
+def test_read_graph_from_edge_list_and_from_adjacency(tmp_path):
+    pd.DataFrame({"source": ["a", "c"], "target": ["b", "b"]}).to_csv(tmp_path / "e.csv",
+                                                                      index=False)
+    expected = np.zeros((3, 3))
+    expected[0, 1] = expected[2, 1] = 1
+    np.testing.assert_array_equal(read_graph(tmp_path / "e.csv", VARIABLES), expected)
+    # Adjacency in another variable order is re-ordered to the data's.
+    order = ["c", "a", "b"]
+    frame = pd.DataFrame(expected, index=VARIABLES, columns=VARIABLES).loc[order, order] * 0.7
+    frame.to_csv(tmp_path / "adj.csv")
+    np.testing.assert_array_equal(read_graph(tmp_path / "adj.csv", VARIABLES), expected)
+
+
+def test_simulate_writes_data_and_a_graph_that_match_the_simulator(tmp_path):
+    from prodag import simulate
+
+    result = invoke("simulate", "--p", 6, "--edges", 5, "--n", 30, "--seed", 3,
+                    "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    expected = simulate.dataset(6, 5, 30, seed=3)
+    data = pd.read_csv(tmp_path / "data.csv")
+    np.testing.assert_allclose(data.to_numpy(), expected.X)
+    graph = read_graph(tmp_path / "graph.csv", list(data.columns))
+    np.testing.assert_array_equal(graph, expected.adjacency)
+    weights = pd.read_csv(tmp_path / "weights.csv", index_col=0).to_numpy()
+    np.testing.assert_allclose(weights, expected.weights)
+
+
+def _write_samples(path, samples):
+    np.savez(path, samples=samples, variables=np.array(VARIABLES))
+
+
+def test_evaluate_reports_the_metrics_of_a_samples_file(tmp_path):
+    rng = np.random.default_rng(0)
+    samples = rng.normal(size=(50, 3, 3)) * (rng.random((50, 3, 3)) < 0.4)
+    samples[:, np.arange(3), np.arange(3)] = 0
+    _write_samples(tmp_path / "samples.npz", samples)
+    pd.DataFrame({"source": ["a", "b"], "target": ["b", "c"]}).to_csv(tmp_path / "g.csv",
+                                                                      index=False)
+    truth = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])
+    result = invoke("evaluate", tmp_path, "--truth", tmp_path / "g.csv",
+                    "--json", tmp_path / "m.json")
+    assert result.exit_code == 0, result.output
+    written = json.loads((tmp_path / "m.json").read_text())
+    assert written["n_graphs"] == 50
+    assert written["brier"] == pytest.approx(metrics.brier(truth, samples))
+    assert written["expected_shd"] == pytest.approx(metrics.expected_shd(truth, samples))
+    assert written["expected_f1"] == pytest.approx(metrics.expected_f1(truth, samples))
+    assert written["auroc"] == pytest.approx(metrics.auroc(truth, samples))
+    assert f"{written['brier']:.2f}" in result.output
+
+
+def test_bad_inputs_give_one_red_line_and_exit_code_2(tmp_path):
+    assert_one_line_error(invoke("fit", tmp_path / "missing.csv"), "No such file",
+                          "missing.csv")
+    (tmp_path / "text.csv").write_text("a,b\n1,x\n2,y\n3,z\n")
+    assert_one_line_error(invoke("fit", tmp_path / "text.csv"), "'b'")
+    pd.DataFrame({"a": [1.0, -2.0, 3.0], "b": [1.0, 2.0, 4.0]}).to_csv(tmp_path / "neg.csv",
+                                                                      index=False)
+    assert_one_line_error(invoke("fit", tmp_path / "neg.csv", "--log-transform"),
+                          "--log-transform", "a")
+    assert_one_line_error(invoke("fit", tmp_path / "neg.csv", "--lam", "-3"), "--lam")
+    _write_samples(tmp_path / "samples.npz", np.zeros((2, 3, 3)))
+    pd.DataFrame({"source": ["a"], "target": ["zz"]}).to_csv(tmp_path / "g.csv", index=False)
+    assert_one_line_error(invoke("evaluate", tmp_path / "samples.npz", "--truth",
+                                 tmp_path / "g.csv"), "zz")
+    assert_one_line_error(invoke("bench", "no-such-experiment"), "no-such-experiment")
