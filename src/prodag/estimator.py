@@ -1,0 +1,403 @@
+"""``ProDAG``: the scikit-learn-style front door to projected variational DAG learning.
+
+Typical use::
+
+    est = ProDAG(seed=0).fit(X)          # X: (n, p) array or DataFrame
+    est.sample(1000)                     # (1000, p, p) exact DAGs
+    est.edge_probabilities()             # (p, p)
+
+Preprocessing: every column is centred; with ``standardize=True`` it is also divided by its
+standard deviation. Returned weights (``sample``, ``to_networkx``) are in the units of the data
+as given (for the linear SEM a standardised weight ``w_jk`` is rescaled by ``s_k / s_j``).
+
+λ (the ℓ1 radius of the projection): a float fixes it, ``inf`` turns the ℓ1 step off, and
+``None`` (default) selects it on a held-out ``⌊validation_fraction · n⌉`` rows: fit with λ = ∞,
+set ``λ_max`` to the posterior mean of ``‖W‖₁``, fit ``n_lambdas`` radii ``λ_max·k/n_lambdas``
+(from the largest down, each warm-started from the previous), keep the radius with the best
+expected validation log-likelihood, then refit on all rows at that radius (warm-started).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from functools import partial
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pandas as pd
+
+from prodag import validation
+from prodag.inference import FitResult, TrainingOptions, VariationalInference
+from prodag.models import SEM_NAMES, make_model
+from prodag.posterior import (PosteriorSampler, edge_frequencies, flatten_tree,
+                              mean_weight_given_edge, read_npz, unflatten_tree, write_npz)
+
+PROJECTION_METHODS = ("auto", "exact", "search", "path")
+
+
+class NotFittedError(RuntimeError):
+    """The estimator has not been fitted yet: call ``fit(X)`` first (or ``ProDAG.load``)."""
+
+
+class ProDAG:
+    """Bayesian DAG structure learning with projected variational inference.
+
+    Parameters
+    ----------
+    sem : {"linear", "mlp"}
+        Structural equation model: linear-Gaussian, or one MLP per node (``hidden_units``,
+        ``activation``, ``bias`` apply to it only).
+    lam : float, inf or None
+        ℓ1 radius of the projection; ``None`` selects it on a validation split (module doc).
+    n_samples : int
+        Monte Carlo samples ``L`` of the graph per optimisation step.
+    max_epochs, patience, lr, steps_per_epoch, min_delta :
+        Adam learning rate and early stopping: an epoch is ``steps_per_epoch`` full-batch steps;
+        stop after ``patience`` epochs whose mean objective (per row) does not improve on the
+        best by more than ``min_delta``, or after ``max_epochs`` (see ``prodag.inference``).
+    prior_mean, prior_std : float
+        Independent Gaussian prior ``N(prior_mean, prior_std²)`` on every weight of ``ω̃``.
+    noise_variance : float, array of shape (p,), or "estimate"
+        Variance of each variable's Gaussian noise (in preprocessed units), or ``"estimate"``
+        to learn one variance per variable jointly with ``q`` (a point estimate).
+    projection : {"auto", "exact", "search", "path"}
+        Method of ``prodag.project`` for the acyclicity step.
+    threshold : float
+        After projecting, zero the entries with ``|W| ≤ threshold`` (the paper's algorithm uses
+        0.1); 0 keeps the projection as it is. Applies in training and sampling.
+    n_lambdas, validation_fraction : int, float
+        Size of the λ grid and share of rows held out when ``lam=None``.
+    standardize : bool
+        Divide every (centred) column by its standard deviation before fitting.
+    seed : int or None
+        Seeds the split, the optimiser's noise and the default sampling key; ``None`` draws a
+        seed at fit time (kept in ``seed_``), so a fitted model is always reproducible.
+    progress : bool
+        Show a progress bar with the current objective while fitting.
+
+    Attributes (after ``fit``)
+    --------------------------
+    params_ : dict of numpy arrays — variational parameters (and log noise variances).
+    lam_ : float — ℓ1 radius used. ``lambda_path_`` : dict — grid and validation scores.
+    columns_ : list of str. ``n_features_in_`` : int. ``history_`` : (epochs,) objective.
+    mean_, scale_ : (p,) preprocessing. ``noise_variance_`` : (p,). ``seed_`` : int.
+    """
+
+    def __init__(self, sem="linear", lam=None, n_samples=100, max_epochs=1000, patience=5,
+                 lr=0.1, prior_mean=0.0, prior_std=1.0, noise_variance=1.0, hidden_units=10,
+                 activation="relu", bias=True, projection="auto", threshold=0.0, n_lambdas=10,
+                 validation_fraction=0.1, steps_per_epoch=10, min_delta=1e-3,
+                 standardize=False, seed=None, progress=True):
+        self.sem = sem
+        self.lam = lam
+        self.n_samples = n_samples
+        self.max_epochs = max_epochs
+        self.patience = patience
+        self.lr = lr
+        self.prior_mean = prior_mean
+        self.prior_std = prior_std
+        self.noise_variance = noise_variance
+        self.hidden_units = hidden_units
+        self.activation = activation
+        self.bias = bias
+        self.projection = projection
+        self.threshold = threshold
+        self.n_lambdas = n_lambdas
+        self.validation_fraction = validation_fraction
+        self.steps_per_epoch = steps_per_epoch
+        self.min_delta = min_delta
+        self.standardize = standardize
+        self.seed = seed
+        self.progress = progress
+
+    # ---- scikit-learn parameter protocol ------------------------------------------------
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        return [name for name in inspect.signature(cls.__init__).parameters if name != "self"]
+
+    def get_params(self, deep: bool = True) -> dict:
+        """The constructor parameters as a dict."""
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params) -> "ProDAG":
+        """Set constructor parameters; unknown names raise ``ValueError``."""
+        valid = self._param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"{name!r} is not a ProDAG parameter; valid ones: {valid}.")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = inspect.signature(type(self).__init__).parameters
+        changed = [f"{k}={v!r}" for k, v in self.get_params().items()
+                   if not _same(v, defaults[k].default)]
+        return f"ProDAG({', '.join(changed)})"
+
+    # ---- fitting ------------------------------------------------------------------------
+
+    def fit(self, X, y=None) -> "ProDAG":
+        """Learn the posterior from ``X`` (an ``(n, p)`` array or DataFrame); returns ``self``."""
+        self._check_params()
+        data, columns = validation.check_data(X)
+        n, p = data.shape
+        self.columns_ = columns
+        self.n_features_in_ = p
+        self.seed_ = int(self.seed if self.seed is not None
+                         else np.random.SeedSequence().entropy % (2 ** 31))
+        self.mean_ = data.mean(axis=0)
+        self.scale_ = data.std(axis=0) if self.standardize else np.ones(p)
+        Z = (data - self.mean_) / self.scale_
+        learn_noise = isinstance(self.noise_variance, str)
+        start_noise = (np.ones(p) if learn_noise else
+                       validation.check_positive_vector("noise_variance", self.noise_variance, p))
+        engine = self._engine(learn_noise)
+        key = jax.random.PRNGKey(self.seed_)
+        if self.lam is None:
+            result, lam = self._select_lambda(engine, Z, start_noise, key)
+        else:
+            lam = float(self.lam)
+            result = self._fit_once(engine, engine.init_params(p, start_noise, self._dtype()),
+                                    Z, lam, start_noise, key, "ProDAG")
+            self.lambda_path_ = None
+        self.lam_ = lam
+        self.params_ = jax.tree.map(np.asarray, result.params)
+        self.history_ = result.history
+        self.noise_variance_ = (np.exp(self.params_["log_noise_variance"]) if learn_noise
+                                else start_noise)
+        self._cache = {}
+        return self
+
+    def _check_params(self) -> None:
+        validation.check_choice("sem", self.sem, SEM_NAMES)
+        validation.check_choice("projection", self.projection, PROJECTION_METHODS)
+        if self.lam is not None:
+            validation.check_positive("lam", self.lam, allow_inf=True)
+        validation.check_integer("n_samples", self.n_samples, minimum=1)
+        validation.check_integer("max_epochs", self.max_epochs, minimum=1)
+        validation.check_integer("patience", self.patience, minimum=1)
+        validation.check_integer("steps_per_epoch", self.steps_per_epoch, minimum=1)
+        validation.check_integer("n_lambdas", self.n_lambdas, minimum=1)
+        validation.check_positive("lr", self.lr)
+        validation.check_positive("prior_std", self.prior_std)
+        validation.check_positive("threshold", self.threshold, allow_zero=True)
+        validation.check_positive("min_delta", self.min_delta, allow_zero=True)
+        if isinstance(self.prior_mean, bool) or not np.isfinite(float(self.prior_mean)):
+            raise ValueError(f"prior_mean must be a finite number, got {self.prior_mean!r}.")
+        fraction = validation.check_positive("validation_fraction", self.validation_fraction)
+        if fraction >= 1:
+            raise ValueError(f"validation_fraction must be in (0, 1), got {fraction!r}.")
+        if isinstance(self.noise_variance, str) and self.noise_variance != "estimate":
+            raise ValueError(f"noise_variance must be a positive number, an array of one "
+                             f"positive number per variable, or 'estimate'; got "
+                             f"{self.noise_variance!r}.")
+        if self.sem == "mlp":
+            validation.check_integer("hidden_units", self.hidden_units, minimum=1)
+
+    def _dtype(self):
+        return jax.dtypes.canonicalize_dtype(np.float64)
+
+    def _model(self):
+        return make_model(self.sem, hidden_units=self.hidden_units, activation=self.activation,
+                          bias=self.bias)
+
+    def _project_fn(self):
+        from prodag.projection import project
+
+        method = "auto" if self.projection == "auto" else self.projection
+        threshold = float(self.threshold)
+
+        def project_fn(W_tilde, lam):
+            W = project(W_tilde, lam, method=method)
+            return jnp.where(jnp.abs(W) > threshold, W, 0.0) if threshold > 0 else W
+
+        return project_fn
+
+    def _engine(self, learn_noise: bool) -> VariationalInference:
+        options = TrainingOptions(n_samples=self.n_samples, max_epochs=self.max_epochs,
+                                  patience=self.patience, lr=float(self.lr),
+                                  steps_per_epoch=self.steps_per_epoch,
+                                  min_delta=float(self.min_delta))
+        return VariationalInference(self._model(), self._project_fn(), options,
+                                    float(self.prior_mean), float(self.prior_std), learn_noise)
+
+    def _fit_once(self, engine, params, Z, lam, noise, key, description) -> FitResult:
+        data = engine.model.prepare_data(jnp.asarray(Z, self._dtype()))
+        return engine.fit(params, data, Z.shape[0], lam, noise, key,
+                          progress=self.progress, description=description)
+
+    def _select_lambda(self, engine, Z, noise, key) -> tuple[FitResult, float]:
+        n, p = Z.shape
+        n_val = math.floor(self.validation_fraction * n + 0.5)
+        if n_val < 1 or n - n_val < 2:
+            raise validation.DataError(
+                f"Choosing lam needs a validation split of {self.validation_fraction:.0%} of "
+                f"the rows, but n = {n} leaves {n_val} validation and {n - n_val} training "
+                "rows. Pass a fixed lam (e.g. lam=float('inf')) or provide more rows.")
+        order = np.random.default_rng(self.seed_).permutation(n)
+        Z_val, Z_train = Z[order[:n_val]], Z[order[n_val:]]
+        val_data = engine.model.prepare_data(jnp.asarray(Z_val, self._dtype()))
+        fit_key, score_key, sample_key, refit_key = jax.random.split(key, 4)
+
+        params = engine.init_params(p, noise, self._dtype())
+        unbounded = self._fit_once(engine, params, Z_train, math.inf, noise, fit_key,
+                                   "ProDAG λ=∞")
+        _, graphs = PosteriorSampler(engine.model, engine.project_fn).sample(
+            unbounded.params["q"], sample_key, 1000, math.inf)
+        lam_max = float(np.mean(np.sum(np.abs(graphs), axis=(1, 2))))
+        grid = lam_max * np.arange(self.n_lambdas, 0, -1) / self.n_lambdas
+        scores, results = [], []
+        previous = unbounded
+        for i, lam in enumerate(grid):
+            result = self._fit_once(engine, previous.params, Z_train, float(lam), noise,
+                                    jax.random.fold_in(fit_key, i + 1),
+                                    f"ProDAG λ={lam:.3g}")
+            scores.append(engine.expected_log_likelihood(result.params, score_key, val_data,
+                                                         float(lam), noise))
+            results.append(result)
+            previous = result
+        best = int(np.nanargmax(scores))
+        self.lambda_path_ = {"lambdas": grid.tolist(), "validation_log_likelihood": scores,
+                             "lam_max": lam_max}
+        lam = float(grid[best])
+        final = self._fit_once(engine, results[best].params, Z, lam, noise, refit_key,
+                               f"ProDAG λ={lam:.3g} (all rows)")
+        return final, lam
+
+    # ---- the fitted posterior -----------------------------------------------------------
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "params_"):
+            raise NotFittedError("This ProDAG instance is not fitted yet: call fit(X) first "
+                                 "(or ProDAG.load(path) for a saved model).")
+
+    def _sampler(self) -> PosteriorSampler:
+        if "sampler" not in self._cache:
+            self._cache["sampler"] = PosteriorSampler(self._model(), self._project_fn())
+        return self._cache["sampler"]
+
+    def _draw(self, n: int, seed) -> tuple[dict, np.ndarray]:
+        self._check_fitted()
+        n = validation.check_integer("n", n, minimum=1)
+        key = (jax.random.fold_in(jax.random.PRNGKey(self.seed_), 2 ** 20) if seed is None
+               else jax.random.PRNGKey(validation.check_integer("seed", seed, minimum=0)))
+        q = jax.tree.map(jnp.asarray, self.params_["q"])
+        return self._sampler().sample(q, key, n, self.lam_)
+
+    def sample(self, n: int = 1000, seed=None, return_weights: bool = False):
+        """``n`` posterior DAG samples, a ``(n, p, p)`` numpy array (``[s, j, k]``: j → k).
+
+        ``seed=None`` uses a key fixed at fit time, so repeated calls agree. Linear weights are
+        in data units. With ``return_weights=True`` also returns the model's weights (a dict of
+        numpy arrays with a leading axis ``n``, in preprocessed units).
+        """
+        weights, graphs = self._draw(n, seed)
+        if self.sem == "linear":
+            graphs = graphs * self.scale_[None, None, :] / self.scale_[None, :, None]
+        return (graphs, weights) if return_weights else graphs
+
+    def edge_probabilities(self, n_samples: int = 1000) -> np.ndarray:
+        """Posterior probability of every edge j → k, a ``(p, p)`` array (cached per size)."""
+        return edge_frequencies(self._cached_graphs(n_samples))
+
+    def _cached_graphs(self, n_samples: int) -> np.ndarray:
+        self._check_fitted()
+        if ("graphs", n_samples) not in self._cache:
+            self._cache[("graphs", n_samples)] = self.sample(n_samples)
+        return self._cache[("graphs", n_samples)]
+
+    def edge_probabilities_frame(self, n_samples: int = 1000) -> pd.DataFrame:
+        """``edge_probabilities`` with variable names (rows: source, columns: target)."""
+        return pd.DataFrame(self.edge_probabilities(n_samples), index=self.columns_,
+                            columns=self.columns_)
+
+    def to_networkx(self, threshold: float = 0.5, n_samples: int = 1000):
+        """A ``networkx.DiGraph`` of the edges with probability > ``threshold``.
+
+        Nodes are the column names; edges carry ``probability`` and ``weight`` (the posterior
+        mean weight given that the edge is present).
+        """
+        import networkx as nx
+
+        graphs = self._cached_graphs(n_samples)
+        probabilities = edge_frequencies(graphs)
+        weights = mean_weight_given_edge(graphs)
+        graph = nx.DiGraph()
+        graph.add_nodes_from(self.columns_)
+        for j, k in zip(*np.nonzero(probabilities > threshold)):
+            graph.add_edge(self.columns_[j], self.columns_[k],
+                           probability=float(probabilities[j, k]), weight=float(weights[j, k]))
+        return graph
+
+    def predict(self, X, n_samples: int = 100, seed=None) -> np.ndarray:
+        """Posterior mean of each variable given the others, ``(n, p)``, in data units."""
+        self._check_fitted()
+        data = np.asarray(X, dtype=float)
+        if data.ndim != 2 or data.shape[1] != self.n_features_in_ or not np.all(np.isfinite(data)):
+            raise validation.DataError(
+                f"predict needs a finite (n, {self.n_features_in_}) table like the one the model "
+                f"was fitted on; got shape {data.shape}" +
+                ("" if data.ndim != 2 or np.all(np.isfinite(data)) else " with NaN/inf values") + ".")
+        weights, _ = self._draw(n_samples, seed)
+        Z = jnp.asarray((data - self.mean_) / self.scale_, self._dtype())
+        weights = jax.tree.map(jnp.asarray, weights)
+        mean = np.asarray(jnp.mean(self._model().predict_mean(weights, Z), axis=0))
+        return mean * self.scale_ + self.mean_
+
+    # ---- persistence --------------------------------------------------------------------
+
+    def save(self, path) -> None:
+        """Save the fitted model to ``path`` (one ``.npz``: arrays + JSON metadata, no pickle)."""
+        self._check_fitted()
+        params = {k: v for k, v in self.get_params().items()}
+        params["noise_variance"] = (params["noise_variance"]
+                                    if isinstance(params["noise_variance"], str)
+                                    else np.asarray(params["noise_variance"], float).tolist())
+        params["lam"] = _json_float(params["lam"])
+        metadata = {"params": params, "columns": self.columns_, "lam_": _json_float(self.lam_),
+                    "seed_": self.seed_, "lambda_path_": self.lambda_path_}
+        arrays = {**flatten_tree(self.params_, "params/"), "mean_": self.mean_,
+                  "scale_": self.scale_, "history_": self.history_,
+                  "noise_variance_": self.noise_variance_}
+        write_npz(path, arrays, metadata)
+
+    @classmethod
+    def load(cls, path) -> "ProDAG":
+        """Load a model written by ``save``; it samples exactly as the saved one did."""
+        arrays, metadata = read_npz(Path(path))
+        params = metadata["params"]
+        params["lam"] = _from_json_float(params["lam"])
+        est = cls(**params)
+        est.columns_ = list(metadata["columns"])
+        est.n_features_in_ = len(est.columns_)
+        est.lam_ = _from_json_float(metadata["lam_"])
+        est.seed_ = int(metadata["seed_"])
+        est.lambda_path_ = metadata["lambda_path_"]
+        est.params_ = unflatten_tree({k.removeprefix("params/"): v for k, v in arrays.items()
+                                      if k.startswith("params/")})
+        for name in ("mean_", "scale_", "history_", "noise_variance_"):
+            setattr(est, name, arrays[name])
+        est._cache = {}
+        return est
+
+
+def _json_float(value):
+    """Floats for JSON with infinity spelled out (JSON has no inf)."""
+    if value is None:
+        return None
+    return "inf" if math.isinf(float(value)) else float(value)
+
+
+def _from_json_float(value):
+    return float(value) if value is not None else None
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(np.all(a == b)) and type(a) is type(b)
+    except Exception:
+        return False

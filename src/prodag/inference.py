@@ -1,0 +1,216 @@
+"""Variational inference for projected DAG posteriors: the ELBO and the optimiser loop.
+
+Generic over any ``StructuralEquationModel`` (``prodag.models.base``) and any differentiable
+projection ``project_fn(W̃ (L, p, p), lam) -> W (L, p, p)``.
+
+Objective (to minimise), per row of data::
+
+    f(θ) = ( −(1/L) Σ_l log p(X | ω_l) + KL(q_θ(ω̃) ‖ p(ω̃)) ) / n,
+    ω_l = model.apply_projection(ω̃_l, W̃_l, project_fn(W̃_l, λ)),  ω̃_l ~ q_θ (reparameterised).
+
+Optimiser: Adam. An *epoch* is ``steps_per_epoch`` full-batch Adam steps (the data enter
+through sufficient statistics or as a whole, so one step already sees every row); the epoch's
+objective is the mean of its steps' Monte Carlo objectives, which averages out most of their
+noise. Training stops after ``patience`` consecutive epochs whose objective is not below the
+best so far by more than ``min_delta`` (absolute, per row), or after ``max_epochs`` epochs.
+
+The whole loop runs on the device: a ``lax.while_loop`` over epochs, each a ``lax.scan`` over
+steps, with early stopping decided inside; the host only wakes up every ``epochs_per_call``
+epochs to update the progress bar.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from jax import lax
+
+from prodag import variational
+from prodag.models.base import StructuralEquationModel, Weights
+
+ProjectFn = Callable[[jax.Array, jax.Array], jax.Array]
+"""``project_fn(W̃ (L, p, p), lam ()) -> W (L, p, p)``, differentiable in both arguments."""
+
+
+@dataclass(frozen=True)
+class TrainingOptions:
+    """Optimiser and stopping settings (see the module docstring for epochs and patience)."""
+
+    n_samples: int = 100
+    max_epochs: int = 1000
+    patience: int = 5
+    lr: float = 0.1
+    steps_per_epoch: int = 10
+    min_delta: float = 1e-3
+    epochs_per_call: int = 20
+
+
+class FitResult(NamedTuple):
+    """Outcome of one optimisation: final parameters and the per-epoch objective history."""
+
+    params: dict[str, Any]
+    history: np.ndarray
+    """Objective of every epoch run, shape ``(n_epochs,)``."""
+    stopped_early: bool
+
+
+class TrainState(NamedTuple):
+    params: dict[str, Any]
+    opt_state: Any
+    key: jax.Array
+    epoch: jax.Array
+    best: jax.Array
+    wait: jax.Array
+    history: jax.Array
+
+
+def projected_draw(model: StructuralEquationModel, project_fn: ProjectFn,
+                   q_params: variational.VariationalParams, key: jax.Array, n_samples: int,
+                   lam: jax.Array) -> tuple[Weights, jax.Array]:
+    """``n_samples`` projected draws: the weights ``ω`` (pytree, leading axis L) and ``W (L, p, p)``."""
+    weights_tilde = variational.sample(q_params, key, n_samples)
+    graph_tilde = model.graph_of(weights_tilde)
+    graph = project_fn(graph_tilde, lam)
+    return model.apply_projection(weights_tilde, graph_tilde, graph), graph
+
+
+def noise_variance_of(params: dict[str, Any], fixed: jax.Array) -> jax.Array:
+    """The learned per-variable noise variance if ``params`` has one, else ``fixed (p,)``."""
+    if "log_noise_variance" in params:
+        return jnp.exp(params["log_noise_variance"])
+    return fixed
+
+
+class VariationalInference:
+    """Compiled ELBO optimisation for one model, projection, prior and set of options.
+
+    The compiled functions take the data, ``lam`` and the fixed noise variance as arguments,
+    so a λ path or a refit on new data of the same shape reuses one compilation.
+    """
+
+    def __init__(self, model: StructuralEquationModel, project_fn: ProjectFn,
+                 options: TrainingOptions = TrainingOptions(), prior_mean: float = 0.0,
+                 prior_std: float = 1.0, learn_noise_variance: bool = False):
+        self.model = model
+        self.project_fn = project_fn
+        self.options = options
+        self.prior_mean = prior_mean
+        self.prior_std = prior_std
+        self.learn_noise_variance = learn_noise_variance
+        self.optimizer = optax.adam(options.lr)
+        self._run_epochs = jax.jit(self._run_epochs_impl, static_argnums=(0,))
+        self._expected_log_likelihood = jax.jit(self._expected_log_likelihood_impl)
+
+    # ---- parameters and objective -------------------------------------------------------
+
+    def init_params(self, p: int, noise_variance: np.ndarray, dtype=jnp.float32) -> dict:
+        """Variational parameters at the prior (and log noise variances if learned)."""
+        params = {"q": variational.init_at_prior(self.model.weight_shapes(p), self.prior_mean,
+                                                 self.prior_std, dtype)}
+        if self.learn_noise_variance:
+            params["log_noise_variance"] = jnp.log(jnp.asarray(noise_variance, dtype))
+        return params
+
+    def objective(self, params: dict, key: jax.Array, data: Any, n_rows: jax.Array,
+                  lam: jax.Array, noise_variance: jax.Array) -> jax.Array:
+        """The Monte Carlo negative ELBO per row (a scalar), differentiable in ``params``."""
+        weights, _ = projected_draw(self.model, self.project_fn, params["q"], key,
+                                    self.options.n_samples, lam)
+        log_lik = self.model.log_likelihood(weights, data,
+                                            noise_variance_of(params, noise_variance))
+        kl = variational.kl_to_prior(params["q"], self.prior_mean, self.prior_std)
+        return (kl - jnp.mean(log_lik)) / n_rows
+
+    def _expected_log_likelihood_impl(self, params, key, data, lam, noise_variance):
+        weights, _ = projected_draw(self.model, self.project_fn, params["q"], key,
+                                    self.options.n_samples, lam)
+        return jnp.mean(self.model.log_likelihood(weights, data,
+                                                  noise_variance_of(params, noise_variance)))
+
+    def expected_log_likelihood(self, params: dict, key: jax.Array, data: Any, lam: float,
+                                noise_variance: np.ndarray) -> float:
+        """``E_q[log p(data | ω)]`` estimated with ``n_samples`` draws (a float)."""
+        return float(self._expected_log_likelihood(params, key, data, _scalar(lam, params),
+                                                   jnp.asarray(noise_variance)))
+
+    # ---- the device loop ----------------------------------------------------------------
+
+    def _step(self, carry, key, data, n_rows, lam, noise_variance):
+        params, opt_state = carry
+        value, grads = jax.value_and_grad(self.objective)(params, key, data, n_rows, lam,
+                                                          noise_variance)
+        updates, opt_state = self.optimizer.update(grads, opt_state, params)
+        return (optax.apply_updates(params, updates), opt_state), value
+
+    def _epoch(self, state: TrainState, data, n_rows, lam, noise_variance) -> TrainState:
+        key, sub = jax.random.split(state.key)
+        step_keys = jax.random.split(sub, self.options.steps_per_epoch)
+        (params, opt_state), values = lax.scan(
+            lambda carry, k: self._step(carry, k, data, n_rows, lam, noise_variance),
+            (state.params, state.opt_state), step_keys)
+        value = jnp.mean(values)
+        improved = value < state.best - self.options.min_delta
+        return TrainState(params, opt_state, key, state.epoch + 1,
+                          jnp.where(improved, jnp.minimum(value, state.best), state.best),
+                          jnp.where(improved, 0, state.wait + 1),
+                          state.history.at[state.epoch].set(value))
+
+    def _run_epochs_impl(self, max_epochs: int, state: TrainState, epoch_limit, data, n_rows,
+                         lam, noise_variance) -> TrainState:
+        del max_epochs  # static: fixes the history length, hence one compilation per value
+
+        def running(s):
+            return (s.epoch < epoch_limit) & (s.wait < self.options.patience)
+
+        return lax.while_loop(running,
+                              lambda s: self._epoch(s, data, n_rows, lam, noise_variance),
+                              state)
+
+    def fit(self, params: dict, data: Any, n_rows: int, lam: float, noise_variance: np.ndarray,
+            key: jax.Array, progress: bool = False, description: str = "ProDAG") -> FitResult:
+        """Optimise ``params`` (e.g. from ``init_params`` or a warm start) on ``data``.
+
+        ``data`` is ``model.prepare_data(X)``; ``n_rows`` the number of rows of ``X``;
+        ``noise_variance`` a ``(p,)`` array (the start value when it is learned).
+        """
+        opts = self.options
+        dtype = jax.tree.leaves(params)[0].dtype
+        state = TrainState(params, self.optimizer.init(params), key, jnp.asarray(0),
+                           jnp.asarray(jnp.inf, dtype), jnp.asarray(0),
+                           jnp.full((opts.max_epochs,), jnp.nan, dtype))
+        args = (data, jnp.asarray(n_rows, dtype), _scalar(lam, params),
+                jnp.asarray(noise_variance, dtype))
+        bar = _progress_bar(opts.max_epochs, description) if progress else None
+        try:
+            epoch = 0
+            while True:
+                limit = min(epoch + opts.epochs_per_call, opts.max_epochs)
+                state = self._run_epochs(opts.max_epochs, state, jnp.asarray(limit), *args)
+                new_epoch, wait = int(state.epoch), int(state.wait)
+                if bar is not None:
+                    bar.update(new_epoch - epoch)
+                    bar.set_postfix(objective=f"{float(state.history[new_epoch - 1]):.4f}")
+                epoch = new_epoch
+                if wait >= opts.patience or epoch >= opts.max_epochs:
+                    break
+        finally:
+            if bar is not None:
+                bar.close()
+        history = np.asarray(state.history[:epoch])
+        return FitResult(state.params, history, stopped_early=wait >= opts.patience)
+
+
+def _scalar(lam: float, params: dict) -> jax.Array:
+    dtype = jax.tree.leaves(params)[0].dtype
+    return jnp.asarray(lam, dtype)
+
+
+def _progress_bar(total: int, description: str):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=description, unit="epoch", leave=False)

@@ -1,0 +1,26 @@
+"""Structural equation models: the likelihood of the data given sampled weights.
+
+``LinearSEM`` lives in ``linear.py``; ``MLPSEM`` in ``mlp.py`` is imported only when asked for.
+Every model fulfils the contract in ``base.py``.
+"""
+
+from __future__ import annotations
+
+from prodag.models.base import StructuralEquationModel, Weights
+from prodag.models.linear import LinearSEM
+
+SEM_NAMES = ("linear", "mlp")
+
+__all__ = ["LinearSEM", "SEM_NAMES", "StructuralEquationModel", "Weights", "make_model"]
+
+
+def make_model(sem: str, *, hidden_units: int = 10, activation: str = "relu",
+               bias: bool = True) -> StructuralEquationModel:
+    """The model named ``sem`` (``"linear"`` or ``"mlp"``); MLP options are ignored for linear."""
+    if sem == "linear":
+        return LinearSEM()
+    if sem == "mlp":
+        from prodag.models.mlp import MLPSEM
+
+        return MLPSEM(hidden_units=hidden_units, activation=activation, bias=bias)
+    raise ValueError(f"sem={sem!r} is not a known model; use one of {SEM_NAMES}.")
