@@ -55,6 +55,52 @@ def posterior_metrics(truth: np.ndarray, samples: np.ndarray) -> dict[str, float
     return {name: float(getattr(metrics, name)(truth, samples)) for name in METRICS}
 
 
+def select_methods(fitters: dict[str, Callable], methods: Sequence[str] | None) -> dict:
+    """The fitters named in ``methods`` (all when ``None``); unknown names are an error."""
+    if methods is None:
+        return fitters
+    unknown = set(methods) - set(fitters)
+    if unknown:
+        raise ValueError(f"method(s) {', '.join(sorted(unknown))} not available here; "
+                         f"available: {', '.join(fitters)}")
+    return {name: fitters[name] for name in methods}
+
+
+_PEER_NOTES: set[str] = set()
+
+
+def peer_fitters(data, seed: int, sem: str = "linear", quick: bool = False) -> dict:
+    """``{name: fit() -> (samples (L, p, p), seconds)}`` of the installed peers on ``data``
+    (anything with ``X`` and ``X_val`` arrays), from ``benchmarks/peers.py``; empty, with a
+    note printed once, when the adapters or their packages are missing."""
+    try:
+        import peers
+    except ImportError as error:
+        _note(f"peers skipped: benchmarks/peers.py not importable ({error})")
+        return {}
+    fitters = {}
+    for name in getattr(peers, "PEERS", {}):
+        if not peers.is_available(name):
+            _note(f"{name} skipped: not installed (pip install -e '.[peers]')")
+            continue
+        fitters[name] = _timed(peers.fit_peer, name, data, sem=sem, seed=seed, quick=quick)
+    return fitters
+
+
+def _timed(function, *args, **kwargs):
+    def fit():
+        start = time.perf_counter()
+        samples = np.asarray(function(*args, **kwargs))
+        return samples, time.perf_counter() - start
+    return fit
+
+
+def _note(message: str) -> None:
+    if message not in _PEER_NOTES:
+        _PEER_NOTES.add(message)
+        print(f"  note: {message}", flush=True)
+
+
 def summary_table(rows: Sequence[dict], by: Sequence[str]) -> pd.DataFrame:
     """Mean ± standard error of each metric (and fit seconds) per group ``by``."""
     frame = pd.DataFrame(rows)

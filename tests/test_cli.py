@@ -118,3 +118,54 @@ def test_bad_inputs_give_one_red_line_and_exit_code_2(tmp_path):
     assert_one_line_error(invoke("evaluate", tmp_path / "samples.npz", "--truth",
                                  tmp_path / "g.csv"), "zz")
     assert_one_line_error(invoke("bench", "no-such-experiment"), "no-such-experiment")
+
+
+@pytest.fixture(scope="module")
+def fitted(tmp_path_factory):
+    """One tiny fit through the command line, shared by the tests below."""
+    folder = tmp_path_factory.mktemp("fit")
+    assert invoke("simulate", "--p", 4, "--edges", 3, "--n", 200, "--seed", 1,
+                  "--out", folder).exit_code == 0
+    result = invoke("fit", folder / "data.csv", "--out", folder / "out", "--lam", "inf",
+                    "--max-epochs", 15, "--n-samples", 8, "--n-draws", 60, "--threshold", 0.3,
+                    "--no-progress")
+    assert result.exit_code == 0, result.output
+    return folder, result.output
+
+
+def test_fit_writes_consistent_probabilities_samples_and_summary(fitted):
+    import networkx as nx
+
+    folder, output = fitted
+    out = folder / "out"
+    for name in ("edge_probabilities.csv", "samples.npz", "posterior.npz", "heatmap.png",
+                 "graph.png", "summary.json"):
+        assert (out / name).stat().st_size > 0, name
+    probs = pd.read_csv(out / "edge_probabilities.csv", index_col=0)
+    assert list(probs.index) == list(probs.columns) == ["x0", "x1", "x2", "x3"]
+    with np.load(out / "samples.npz") as archive:
+        samples, variables = archive["samples"], list(archive["variables"])
+    assert samples.shape == (60, 4, 4) and variables == list(probs.index)
+    assert all(nx.is_directed_acyclic_graph(nx.DiGraph(s != 0)) for s in samples)
+    np.testing.assert_allclose(probs.to_numpy(), (samples != 0).mean(axis=0))
+    summary = json.loads((out / "summary.json").read_text())
+    listed = {(e["source"], e["target"]) for e in summary["edges"]}
+    above = {(variables[j], variables[k]) for j, k in zip(*np.nonzero(probs.to_numpy() >= 0.3))}
+    assert listed == above and summary["n"] == 200 and summary["lam_used"] is None
+    if listed:
+        best = max(summary["edges"], key=lambda e: e["probability"])
+        assert f"{best['source']} -> {best['target']}" in output
+
+
+def test_evaluate_reads_a_saved_posterior(fitted, tmp_path):
+    from prodag import ProDAG
+
+    folder, _ = fitted
+    result = invoke("evaluate", folder / "out" / "posterior.npz", "--truth",
+                    folder / "graph.csv", "--n-draws", 40, "--seed", 5,
+                    "--json", tmp_path / "m.json")
+    assert result.exit_code == 0, result.output
+    samples = ProDAG.load(folder / "out" / "posterior.npz").sample(40, seed=5)
+    truth = read_graph(folder / "graph.csv", ["x0", "x1", "x2", "x3"])
+    written = json.loads((tmp_path / "m.json").read_text())
+    assert written["expected_shd"] == pytest.approx(metrics.expected_shd(truth, samples))
