@@ -140,11 +140,18 @@ class ProDAG:
 
     # ---- fitting ------------------------------------------------------------------------
 
-    def fit(self, X, y=None) -> "ProDAG":
-        """Learn the posterior from ``X`` (an ``(n, p)`` array or DataFrame); returns ``self``."""
+    def fit(self, X, y=None, X_val=None) -> "ProDAG":
+        """Learn the posterior from ``X`` (an ``(n, p)`` array or DataFrame); returns ``self``.
+
+        ``y`` is ignored (scikit-learn convention). ``X_val``: optional held-out rows with the
+        same columns for choosing λ (``lam=None``); then every row of ``X`` is used for
+        training and no split or refit happens (the paper's protocol).
+        """
         self._check_params()
         data, columns = validation.check_data(X)
         n, p = data.shape
+        if X_val is not None:
+            val = _check_rows("X_val", X_val, p)
         self.columns_ = columns
         self.n_features_in_ = p
         self.seed_ = int(self.seed if self.seed is not None
@@ -152,13 +159,14 @@ class ProDAG:
         self.mean_ = data.mean(axis=0)
         self.scale_ = data.std(axis=0) if self.standardize else np.ones(p)
         Z = (data - self.mean_) / self.scale_
+        Z_val = None if X_val is None else (val - self.mean_) / self.scale_
         learn_noise = isinstance(self.noise_variance, str)
         start_noise = (np.ones(p) if learn_noise else
                        validation.check_positive_vector("noise_variance", self.noise_variance, p))
         engine = self._engine(learn_noise)
         key = jax.random.PRNGKey(self.seed_)
         if self.lam is None:
-            result, lam = self._select_lambda(engine, Z, start_noise, key)
+            result, lam = self._select_lambda(engine, Z, Z_val, start_noise, key)
         else:
             lam = float(self.lam)
             result = self._fit_once(engine, engine.init_params(p, start_noise, self._dtype()),
@@ -230,20 +238,14 @@ class ProDAG:
         return engine.fit(params, data, Z.shape[0], lam, noise, key,
                           progress=self.progress, description=description)
 
-    def _select_lambda(self, engine, Z, noise, key) -> tuple[FitResult, float]:
-        n, p = Z.shape
-        n_val = math.floor(self.validation_fraction * n + 0.5)
-        if n_val < 1 or n - n_val < 2:
-            raise validation.DataError(
-                f"Choosing lam needs a validation split of {self.validation_fraction:.0%} of "
-                f"the rows, but n = {n} leaves {n_val} validation and {n - n_val} training "
-                "rows. Pass a fixed lam (e.g. lam=float('inf')) or provide more rows.")
-        order = np.random.default_rng(self.seed_).permutation(n)
-        Z_val, Z_train = Z[order[:n_val]], Z[order[n_val:]]
+    def _select_lambda(self, engine, Z, Z_val, noise, key) -> tuple[FitResult, float]:
+        """Fit the λ path (module docstring) and return the chosen fit and radius."""
+        split = Z_val is None
+        Z_train, Z_val = self._split(Z) if split else (Z, Z_val)
         val_data = engine.model.prepare_data(jnp.asarray(Z_val, self._dtype()))
         fit_key, score_key, sample_key, refit_key = jax.random.split(key, 4)
 
-        params = engine.init_params(p, noise, self._dtype())
+        params = engine.init_params(Z.shape[1], noise, self._dtype())
         unbounded = self._fit_once(engine, params, Z_train, math.inf, noise, fit_key,
                                    "ProDAG λ=∞")
         _, graphs = PosteriorSampler(engine.model, engine.project_fn).sample(
@@ -264,9 +266,23 @@ class ProDAG:
         self.lambda_path_ = {"lambdas": grid.tolist(), "validation_log_likelihood": scores,
                              "lam_max": lam_max}
         lam = float(grid[best])
+        if not split:
+            return results[best], lam
         final = self._fit_once(engine, results[best].params, Z, lam, noise, refit_key,
                                f"ProDAG λ={lam:.3g} (all rows)")
         return final, lam
+
+    def _split(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Seeded split into training rows and ``⌊validation_fraction · n⌉`` validation rows."""
+        n = Z.shape[0]
+        n_val = math.floor(self.validation_fraction * n + 0.5)
+        if n_val < 1 or n - n_val < 2:
+            raise validation.DataError(
+                f"Choosing lam needs a validation split of {self.validation_fraction:.0%} of "
+                f"the rows, but n = {n} leaves {n_val} validation and {n - n_val} training "
+                "rows. Pass a fixed lam (e.g. lam=float('inf')), X_val, or more rows.")
+        order = np.random.default_rng(self.seed_).permutation(n)
+        return Z[order[n_val:]], Z[order[:n_val]]
 
     # ---- the fitted posterior -----------------------------------------------------------
 
@@ -336,12 +352,7 @@ class ProDAG:
     def predict(self, X, n_samples: int = 100, seed=None) -> np.ndarray:
         """Posterior mean of each variable given the others, ``(n, p)``, in data units."""
         self._check_fitted()
-        data = np.asarray(X, dtype=float)
-        if data.ndim != 2 or data.shape[1] != self.n_features_in_ or not np.all(np.isfinite(data)):
-            raise validation.DataError(
-                f"predict needs a finite (n, {self.n_features_in_}) table like the one the model "
-                f"was fitted on; got shape {data.shape}" +
-                ("" if data.ndim != 2 or np.all(np.isfinite(data)) else " with NaN/inf values") + ".")
+        data = _check_rows("X", X, self.n_features_in_)
         weights, _ = self._draw(n_samples, seed)
         Z = jnp.asarray((data - self.mean_) / self.scale_, self._dtype())
         weights = jax.tree.map(jnp.asarray, weights)
@@ -383,6 +394,21 @@ class ProDAG:
             setattr(est, name, arrays[name])
         est._cache = {}
         return est
+
+
+def _check_rows(name: str, X, p: int) -> np.ndarray:
+    """``X`` as a finite float ``(m, p)`` array with ``m ≥ 1`` (rows to score or predict)."""
+    try:
+        data = np.asarray(X, dtype=float)
+    except (TypeError, ValueError):
+        raise validation.DataError(f"{name} must be a numeric (m, {p}) table.") from None
+    if data.ndim != 2 or data.shape[0] < 1 or data.shape[1] != p:
+        raise validation.DataError(f"{name} must have shape (m, {p}) with m >= 1 (the same "
+                                   f"variables as the training data); got {data.shape}.")
+    if not np.all(np.isfinite(data)):
+        raise validation.DataError(f"{name} contains NaN or infinite values; impute or drop "
+                                   "those rows first.")
+    return data
 
 
 def _json_float(value):

@@ -1,0 +1,139 @@
+"""ProDAG on simulated data (paper Section 6, Appendix E): metrics and fit time per n.
+
+Example (the paper's linear ER experiment)::
+
+    python benchmarks/synthetic.py --graph er --sem linear --p 20 --s 40 --n 10 100 1000 \
+        --seeds 10 --projection auto --lam select --tag er20
+
+For every n and seed it simulates a dataset (``prodag.simulate.dataset``, seed = dataset
+seed), fits ``ProDAG`` (seed = dataset seed) on ``X``, chooses λ on the simulator's separate
+validation rows ``X_val`` (⌊0.1n⌉ rows, the paper's protocol) when ``--lam select``, draws
+1000 posterior samples and scores them with ``prodag.metrics.evaluate``. It prints a table of
+mean ± standard error over seeds and writes every row and the summary as JSON to
+``benchmarks/results/synthetic_<tag>.json``. Fit time is wall-clock seconds of ``fit``
+(including compilation) on whatever machine runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+METRICS = ("brier", "eshd", "ef1", "auroc")
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--graph", default="er", choices=["er", "sf"])
+    parser.add_argument("--sem", default="linear", choices=["linear", "mlp"])
+    parser.add_argument("--p", type=int, default=20)
+    parser.add_argument("--s", type=int, default=40)
+    parser.add_argument("--n", type=int, nargs="+", default=[10, 100, 1000])
+    parser.add_argument("--noise", default="gaussian")
+    parser.add_argument("--seeds", type=int, default=10, help="dataset seeds 0 .. seeds-1")
+    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--projection", default="auto")
+    parser.add_argument("--lam", default="select",
+                        help='"select" (choose on X_val), "inf", or a number')
+    parser.add_argument("--noise-variance", default="1.0", help='a number or "estimate"')
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="any other ProDAG parameter, e.g. threshold=0.1 (repeatable)")
+    parser.add_argument("--no-validation-set", action="store_true",
+                        help="let ProDAG split its own validation rows off X instead")
+    parser.add_argument("--tag", default=None, help="results file suffix")
+    return parser.parse_args(argv)
+
+
+def estimator_options(args: argparse.Namespace) -> dict:
+    """ProDAG keyword arguments from the command line."""
+    options = {"sem": args.sem, "projection": args.projection, "progress": False,
+               "lam": None if args.lam == "select" else float(args.lam),
+               "noise_variance": (args.noise_variance if args.noise_variance == "estimate"
+                                  else float(args.noise_variance))}
+    for item in args.option:
+        name, _, value = item.partition("=")
+        options[name] = _parse_value(value)
+    return options
+
+
+def _parse_value(text: str):
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return {"True": True, "False": False, "None": None}.get(text, text)
+
+
+def run_one(args, options: dict, n: int, seed: int) -> dict:
+    """Simulate, fit and score one dataset; returns one row of the results."""
+    from prodag import ProDAG, metrics, simulate
+
+    data = simulate.dataset(args.p, args.s, n, graph=args.graph, sem=args.sem,
+                            noise=args.noise, seed=seed)
+    est = ProDAG(seed=seed, **options)
+    start = time.perf_counter()
+    use_val = options["lam"] is None and not args.no_validation_set
+    est.fit(data.X, X_val=data.X_val if use_val else None)
+    seconds = time.perf_counter() - start
+    scores = metrics.evaluate(data.adjacency, est.sample(1000))
+    return {"n": n, "seed": seed, "seconds": seconds, "lam": est.lam_,
+            "epochs": len(est.history_), **{k: float(scores[k]) for k in METRICS}}
+
+
+def summarize(rows: list[dict]) -> list[dict]:
+    """Mean and standard error over seeds of every metric and the fit time, per n."""
+    summary = []
+    for n in sorted({row["n"] for row in rows}):
+        group = [row for row in rows if row["n"] == n]
+        entry = {"n": n, "seeds": len(group)}
+        for key in (*METRICS, "seconds"):
+            values = np.array([row[key] for row in group], dtype=float)
+            se = values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else float("nan")
+            entry[key] = {"mean": float(values.mean()), "se": float(se)}
+        summary.append(entry)
+    return summary
+
+
+def format_table(summary: list[dict]) -> str:
+    titles = {"brier": "Brier", "eshd": "E-SHD", "ef1": "E-F1 %", "auroc": "AUROC %",
+              "seconds": "fit s"}
+    lines = [f"{'n':>6} {'seeds':>5} " + " ".join(f"{titles[k]:>14}" for k in titles)]
+    for entry in summary:
+        cells = [f"{entry[k]['mean']:6.1f} ± {entry[k]['se']:4.1f}" for k in titles]
+        lines.append(f"{entry['n']:>6} {entry['seeds']:>5} " + " ".join(f"{c:>14}" for c in cells))
+    return "\n".join(lines)
+
+
+def main(argv=None) -> None:
+    args = parse_args(argv)
+    options = estimator_options(args)
+    tag = args.tag or f"{args.sem}_{args.graph}{args.p}_{args.projection}_{args.lam}"
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    out = RESULTS_DIR / f"synthetic_{tag}.json"
+    rows = []
+    for n in args.n:
+        for seed in range(args.first_seed, args.first_seed + args.seeds):
+            rows.append(run_one(args, options, n, seed))
+            row = rows[-1]
+            print(f"n={n:<5} seed={seed:<3} " + " ".join(f"{k}={row[k]:.2f}" for k in METRICS)
+                  + f" lam={row['lam']:.3g} epochs={row['epochs']} {row['seconds']:.1f}s",
+                  flush=True)
+            record = {"settings": {**vars(args), "estimator": options},
+                      "machine": f"{platform.machine()} {platform.system()}, "
+                                 f"python {platform.python_version()}",
+                      "finished": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+                      "summary": summarize(rows), "rows": rows}
+            out.write_text(json.dumps(record, indent=1, default=str) + "\n")
+    print(format_table(summarize(rows)))
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
