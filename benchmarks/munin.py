@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from suite import peer_fitters, posterior_metrics, select_methods  # noqa: E402
 
-PAPER_PRODAG = {"brier": 146.0, "expected_shd": 201.0, "expected_f1": 37.0, "auroc": 87.0}
+PAPER_PRODAG = {"brier": 146.0, "eshd": 201.0, "ef1": 37.0, "auroc": 87.0}
 N = 100
 N_DRAWS = 1000
 

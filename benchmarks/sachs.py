@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from suite import peer_fitters, posterior_metrics, select_methods  # noqa: E402
 
-PAPER_PRODAG = {"brier": 16.0, "expected_shd": 18.0, "expected_f1": 24.0, "auroc": 60.0}
+PAPER_PRODAG = {"brier": 16.0, "eshd": 18.0, "ef1": 24.0, "auroc": 60.0}
 N_DRAWS = 1000
 
 

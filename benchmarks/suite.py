@@ -22,7 +22,7 @@ import json
 import platform
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,7 +31,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-METRICS = ("brier", "expected_shd", "expected_f1", "auroc")
+METRICS = ("brier", "eshd", "ef1", "auroc")
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
 
@@ -52,18 +52,22 @@ def posterior_metrics(truth: np.ndarray, samples: np.ndarray) -> dict[str, float
     """The four metrics of posterior graph ``samples (L, p, p)`` against ``truth (p, p)``."""
     from prodag import metrics
 
-    return {name: float(getattr(metrics, name)(truth, samples)) for name in METRICS}
+    return {name: float(value) for name, value in metrics.evaluate(truth, samples).items()}
 
 
 def select_methods(fitters: dict[str, Callable], methods: Sequence[str] | None) -> dict:
     """The fitters named in ``methods`` (all when ``None``); unknown names are an error."""
     if methods is None:
         return fitters
-    unknown = set(methods) - set(fitters)
+    by_key = {name.lower(): name for name in fitters}
+    unknown = sorted(m for m in methods if m.lower() not in by_key)
     if unknown:
-        raise ValueError(f"method(s) {', '.join(sorted(unknown))} not available here; "
+        raise ValueError(f"method(s) {', '.join(unknown)} not available here; "
                          f"available: {', '.join(fitters)}")
-    return {name: fitters[name] for name in methods}
+    return {by_key[m.lower()]: fitters[by_key[m.lower()]] for m in methods}
+
+
+PEER_LABELS = {"dagma": "DAGMA", "dibs": "DiBS", "dibs+": "DiBS+"}
 
 
 _PEER_NOTES: set[str] = set()
@@ -83,7 +87,8 @@ def peer_fitters(data, seed: int, sem: str = "linear", quick: bool = False) -> d
         if not peers.is_available(name):
             _note(f"{name} skipped: not installed (pip install -e '.[peers]')")
             continue
-        fitters[name] = _timed(peers.fit_peer, name, data, sem=sem, seed=seed, quick=quick)
+        fitters[PEER_LABELS.get(name, name)] = _timed(peers.fit_peer, name, data, sem=sem,
+                                                      seed=seed, quick=quick)
     return fitters
 
 
@@ -115,13 +120,13 @@ def summary_table(rows: Sequence[dict], by: Sequence[str]) -> pd.DataFrame:
 
 
 def _mean_se(mean: float, se: float, column: str) -> str:
-    digits = 1 if column in ("expected_f1", "auroc", "seconds") or abs(mean) >= 10 else 2
+    digits = 1 if column in ("ef1", "auroc", "seconds") or abs(mean) >= 10 else 2
     return f"{mean:.{digits}f}" + ("" if np.isnan(se) else f" ± {se:.{digits}f}")
 
 
 def markdown(table: pd.DataFrame) -> str:
     """A DataFrame as a GitHub markdown table with the paper's metric titles."""
-    titles = {"brier": "Brier", "expected_shd": "E-SHD", "expected_f1": "E-F1 (%)",
+    titles = {"brier": "Brier", "eshd": "E-SHD", "ef1": "E-F1 (%)",
               "auroc": "AUROC (%)", "seconds": "time (s)"}
     header = [titles.get(c, c) for c in table.columns]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -196,6 +201,55 @@ def plot_bars(rows: list[dict], title: str):
     return fig
 
 
+def synthetic_runner(p: int, s: int, sem: str = "linear", graph: str = "er",
+                     noise: str = "gaussian", exponent: float = 2.0,
+                     n_grid: Sequence[int] = (10, 30, 100, 300, 1000),
+                     quick_n_grid: Sequence[int] = (100,)) -> Callable[..., list[dict]]:
+    """A runner of one simulated setting over ``n_grid``: ProDAG through
+    ``benchmarks/synthetic.py``'s ``run_one`` (λ chosen on the simulator's validation rows),
+    the peers on the same datasets."""
+
+    def runner(seeds: Iterable[int], quick: bool = False,
+               methods: Sequence[str] | None = None) -> list[dict]:
+        import synthetic
+
+        from prodag import simulate
+
+        argv = ["--graph", graph, "--sem", sem, "--p", str(p), "--s", str(s),
+                "--noise", noise] + (["--option", "max_epochs=100"] if quick else [])
+        if exponent != 2.0:
+            argv += ["--exponent", str(exponent)]
+        try:
+            args = synthetic.parse_args(argv)
+        except SystemExit:
+            raise RuntimeError(f"benchmarks/synthetic.py does not accept {argv}: it cannot "
+                               "run this setting") from None
+        options = synthetic.estimator_options(args)
+        rows = []
+        for n in (quick_n_grid if quick else n_grid):
+            for seed in seeds:
+                data = simulate.dataset(p, s, n, graph=graph, sem=sem, noise=noise,
+                                        exponent=exponent, seed=seed)
+                fitters = select_methods(
+                    {"ProDAG": lambda: synthetic.run_one(args, options, n, seed),
+                     **peer_fitters(data, seed, sem=sem, quick=quick)}, methods)
+                for method, fit in fitters.items():
+                    if method == "ProDAG":
+                        row = fit()
+                        scores = {k: row[k] for k in METRICS}
+                        seconds = row["seconds"]
+                    else:
+                        samples, seconds = fit()
+                        scores = posterior_metrics(data.adjacency, samples)
+                    rows.append({"method": method, "n": n, "seed": seed,
+                                 "seconds": round(seconds, 2), **scores})
+                    print(f"  n={n} seed={seed} {method}: {seconds:.0f} s, "
+                          + ", ".join(f"{k}={scores[k]:.1f}" for k in METRICS), flush=True)
+        return rows
+
+    return runner
+
+
 def _sachs_runner(**kwargs):
     import sachs
 
@@ -208,8 +262,40 @@ def _munin_runner(**kwargs):
     return munin.run(**kwargs)
 
 
+def _synthetic(name: str, description: str, seeds: int = 10, **settings) -> Experiment:
+    return Experiment(name, description, synthetic_runner(**settings), seeds=seeds,
+                      settings=settings)
+
+
 EXPERIMENTS: dict[str, Experiment] = {
     experiment.name: experiment for experiment in [
+        _synthetic("linear-20-n100", "Linear ER, p = 20, s = 40, n = 100, Gaussian noise "
+                   "(ProDAG beside the peers)", p=20, s=40, n_grid=(100,)),
+        _synthetic("linear-er-20", "Linear ER, p = 20, s = 40, Gaussian noise", p=20, s=40),
+        _synthetic("linear-er-100", "Linear ER, p = 100, s = 200, Gaussian noise", p=100,
+                   s=200),
+        _synthetic("nonlinear-er-10", "Nonlinear (MLP) ER, p = 10, s = 20, Gaussian noise",
+                   p=10, s=20, sem="mlp"),
+        _synthetic("nonlinear-er-20", "Nonlinear (MLP) ER, p = 20, s = 40, Gaussian noise",
+                   p=20, s=40, sem="mlp"),
+        _synthetic("dense-60", "Linear ER, p = 20, s = 60 (denser), Gaussian noise", p=20,
+                   s=60),
+        _synthetic("dense-80", "Linear ER, p = 20, s = 80 (denser), Gaussian noise", p=20,
+                   s=80),
+        _synthetic("scale-free-2", "Linear scale-free (exponent 2), p = 20, s = 40", p=20,
+                   s=40, graph="sf", exponent=2.0),
+        _synthetic("scale-free-3", "Linear scale-free (exponent 3), p = 20, s = 40", p=20,
+                   s=40, graph="sf", exponent=3.0),
+        _synthetic("gumbel-20", "Linear ER, p = 20, s = 40, Gumbel noise", p=20, s=40,
+                   noise="gumbel"),
+        _synthetic("gumbel-100", "Linear ER, p = 100, s = 200, Gumbel noise", p=100, s=200,
+                   noise="gumbel"),
+        _synthetic("exponential-20", "Linear ER, p = 20, s = 40, exponential noise", p=20,
+                   s=40, noise="exponential"),
+        _synthetic("exponential-100", "Linear ER, p = 100, s = 200, exponential noise",
+                   p=100, s=200, noise="exponential"),
+        _synthetic("heteroscedastic-20", "Linear ER, p = 20, s = 40, heteroscedastic Gaussian "
+                   "noise", p=20, s=40, noise="heteroscedastic"),
         Experiment("sachs", "Sachs flow cytometry, n = 7466, 10 random validation splits "
                    "(18-edge and 17-edge consensus graphs)", _sachs_runner, sweep=None),
         Experiment("munin", "MUNIN1 semi-synthetic, p = 186, s = 273, n = 100, linear "

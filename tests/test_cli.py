@@ -97,8 +97,8 @@ def test_evaluate_reports_the_metrics_of_a_samples_file(tmp_path):
     written = json.loads((tmp_path / "m.json").read_text())
     assert written["n_graphs"] == 50
     assert written["brier"] == pytest.approx(metrics.brier(truth, samples))
-    assert written["expected_shd"] == pytest.approx(metrics.expected_shd(truth, samples))
-    assert written["expected_f1"] == pytest.approx(metrics.expected_f1(truth, samples))
+    assert written["eshd"] == pytest.approx(metrics.expected_shd(truth, samples))
+    assert written["ef1"] == pytest.approx(metrics.expected_f1(truth, samples))
     assert written["auroc"] == pytest.approx(metrics.auroc(truth, samples))
     assert f"{written['brier']:.2f}" in result.output
 
@@ -168,4 +168,4 @@ def test_evaluate_reads_a_saved_posterior(fitted, tmp_path):
     samples = ProDAG.load(folder / "out" / "posterior.npz").sample(40, seed=5)
     truth = read_graph(folder / "graph.csv", ["x0", "x1", "x2", "x3"])
     written = json.loads((tmp_path / "m.json").read_text())
-    assert written["expected_shd"] == pytest.approx(metrics.expected_shd(truth, samples))
+    assert written["eshd"] == pytest.approx(metrics.expected_shd(truth, samples))

@@ -91,5 +91,5 @@ def test_benchmark_panels_show_mean_and_standard_error_per_method():
     np.testing.assert_allclose(summary["se"], se)
     np.testing.assert_allclose(np.asarray(auroc_ax.lines[0].get_ydata(), float), [70.0] * 3)
     assert brier_ax.get_xscale() == "log"
-    with pytest.raises(ValueError, match="expected_shd"):
-        plotting.plot_benchmark(rows, metrics=["expected_shd"])
+    with pytest.raises(ValueError, match="eshd"):
+        plotting.plot_benchmark(rows, metrics=["eshd"])

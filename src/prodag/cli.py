@@ -38,12 +38,12 @@ app = typer.Typer(
     rich_markup_mode="rich",
 )
 
-PAPER_SACHS_ROW = {"brier": 16.0, "expected_shd": 18.0, "expected_f1": 24.0, "auroc": 60.0}
+PAPER_SACHS_ROW = {"brier": 16.0, "eshd": 18.0, "ef1": 24.0, "auroc": 60.0}
 """ProDAG's row of Table 2 of the paper (Sachs data, 18-edge consensus graph)."""
 
-METRIC_COLUMNS = {"brier": "Brier", "expected_shd": "E-SHD", "expected_f1": "E-F1 (%)",
+METRIC_COLUMNS = {"brier": "Brier", "eshd": "E-SHD", "ef1": "E-F1 (%)",
                   "auroc": "AUROC (%)"}
-"""The four posterior metrics (names of the :mod:`prodag.metrics` functions) and titles."""
+"""The four posterior metrics (keys of :func:`prodag.metrics.evaluate`) and their titles."""
 
 
 def main() -> None:
@@ -222,11 +222,11 @@ def posterior_metrics(samples: np.ndarray, truth: np.ndarray) -> dict[str, float
     """Brier score, expected SHD, expected F1 and AUROC of posterior ``samples`` vs ``truth``."""
     from prodag import metrics
 
-    return {name: float(getattr(metrics, name)(truth, samples)) for name in METRIC_COLUMNS}
+    return {name: float(value) for name, value in metrics.evaluate(truth, samples).items()}
 
 
 def format_metric(name: str, value: float) -> str:
-    return f"{value:.1f}" if name in ("expected_f1", "auroc") else f"{value:.2f}"
+    return f"{value:.1f}" if name in ("ef1", "auroc") else f"{value:.2f}"
 
 
 def print_metrics_table(rows: dict[str, dict[str, float]]) -> None:

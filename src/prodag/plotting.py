@@ -20,8 +20,8 @@ from matplotlib.patches import Rectangle
 
 METRIC_LABELS = {
     "brier": "Brier score",
-    "expected_shd": "Exp. SHD",
-    "expected_f1": "Exp. F1 score (%)",
+    "eshd": "Exp. SHD",
+    "ef1": "Exp. F1 score (%)",
     "auroc": "AUROC (%)",
 }
 """Axis titles of the four posterior metrics, keyed by their names in benchmark results."""
@@ -128,7 +128,7 @@ def plot_benchmark(results, metrics: Sequence[str] = tuple(METRIC_LABELS), x: st
     Args:
         results: a DataFrame (or list of dicts) with one row per fit and the columns
             ``method``, ``x`` (default ``"n"``) and each of ``metrics``.
-        metrics: metric columns, one panel each (``brier``, ``expected_shd``, ``expected_f1``,
+        metrics: metric columns, one panel each (``brier``, ``eshd``, ``ef1``,
             ``auroc`` get the paper's titles; F1 and AUROC are in percent, as
             :mod:`prodag.metrics` gives them).
         x: the column on the horizontal axis (log scale when it spans a factor ≥ 10).
