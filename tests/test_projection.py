@@ -106,6 +106,7 @@ def finite_difference_check(W, lam):
     rng = np.random.default_rng(0)
     cotangent = rng.normal(size=W.shape)
     with jax.enable_x64(True):
+        @jax.jit
         def loss(w, l):
             return jnp.sum(jnp.asarray(cotangent) * project(w, l, method="exact"))
         grad_w, grad_lam = jax.grad(loss, argnums=(0, 1))(jnp.asarray(W), jnp.float64(lam))

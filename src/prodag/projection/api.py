@@ -18,16 +18,18 @@ import numpy as np
 from prodag.projection.exact import EXACT_MAX_NODES, exact_positions
 from prodag.projection.l1 import l1_ball_projection
 from prodag.projection.orders import forward_mask
+from prodag.projection.path import path_support
 from prodag.projection.search import search_positions
 
-METHODS = ("auto", "exact", "search")
+METHODS = ("auto", "exact", "search", "path")
 
 AUTO_EXACT_MAX_NODES = 10
 """``method="auto"`` uses the exact DP up to this many nodes and local search above."""
 
 _OPTIONS = {
     "exact": (),
-    "search": ("max_moves", "rel_tol"),
+    "search": ("max_sweeps", "rel_tol"),
+    "path": ("tol", "max_steps", "step_size", "threshold", "n_stages"),
 }
 
 
@@ -73,10 +75,15 @@ def _check_options(method: str, options: dict) -> tuple:
 
 
 @partial(jax.jit, static_argnames=("method", "options"))
-def _order_mask(W_tilde: jax.Array, method: str, options: tuple) -> jax.Array:
-    """Forward-edge mask ``(B, p, p)`` of the order chosen for each sample of ``W̃ (B, p, p)``."""
+def _acyclic_support(W_tilde: jax.Array, method: str, options: tuple) -> jax.Array:
+    """Acyclic support ``(B, p, p)`` chosen by ``method`` for each sample of ``W̃ (B, p, p)``.
+
+    For the order-based methods it is the set of forward edges of the order (a complete DAG).
+    """
     squared = jnp.square(W_tilde)
     kwargs = dict(options)
+    if method == "path":
+        return jax.vmap(lambda w: path_support(w, **kwargs)[0])(W_tilde)
     if method == "exact":
         positions = jax.vmap(exact_positions)(squared)
     else:
@@ -89,7 +96,8 @@ def acyclic_projection(W_tilde, method: str = "auto", **options) -> jax.Array:
 
     Keeps ``W̃`` on the forward entries of the order found by ``method`` (``"exact"``: optimal
     by dynamic programming, p ≤ 16; ``"search"``: local search; ``"auto"``: exact for
-    p ≤ 10, search above) and zeroes the rest. Differentiable: the identity on the kept entries.
+    p ≤ 10, search above) and zeroes the rest; ``"path"`` keeps the thresholded support of the
+    paper's Alg. 2 after removing edges on cycles. Differentiable: the identity on the kept entries.
     Returns a JAX array of the same shape and dtype.
     """
     W_tilde = _check_input(W_tilde)
@@ -97,7 +105,7 @@ def acyclic_projection(W_tilde, method: str = "auto", **options) -> jax.Array:
     method = _resolve_method(method, p)
     frozen = _check_options(method, options)
     flat = W_tilde.reshape((-1, p, p))
-    mask = _order_mask(jax.lax.stop_gradient(flat), method, frozen)
+    mask = _acyclic_support(jax.lax.stop_gradient(flat), method, frozen)
     return jnp.where(mask, flat, 0.0).reshape(W_tilde.shape)
 
 
@@ -108,8 +116,9 @@ def project(W_tilde, lam=jnp.inf, method: str = "auto", **options) -> jax.Array:
         W_tilde: ``(..., p, p)`` array (numpy or JAX, float32/float64); ``[j, k]`` is j → k.
         lam: ℓ1 radius, scalar or broadcastable to the batch shape ``(...)``; ``inf`` (default)
             skips the ℓ1 step. May be traced; receives gradients.
-        method: ``"auto"`` | ``"exact"`` | ``"search"`` (static).
-        **options: method options (``search``: ``max_moves``, ``rel_tol``).
+        method: ``"auto"`` | ``"exact"`` | ``"search"`` | ``"path"`` (static).
+        **options: method options (``search``: ``max_sweeps``, ``rel_tol``; ``path``: ``tol``,
+            ``max_steps``, ``step_size``, ``threshold``, ``n_stages``).
 
     Returns:
         ``W`` with the shape and dtype of ``W_tilde``: every slice an exact DAG (zero diagonal,

@@ -1,0 +1,93 @@
+"""Graph utilities: acyclicity, topological orders and the cycle clean-up."""
+
+import itertools
+
+import jax
+import numpy as np
+import pytest
+
+from prodag.graph import edges_on_cycles, is_dag, remove_cycles, topological_order
+
+
+def cycle_by_brute_force(adjacency):
+    """True when no order of the nodes puts every edge forward, i.e. the graph has a cycle."""
+    p = adjacency.shape[0]
+    for perm in itertools.permutations(range(p)):
+        pos = np.empty(p, int)
+        pos[list(perm)] = np.arange(p)
+        if not np.any(adjacency & (pos[:, None] >= pos[None, :])):
+            return False
+    return True
+
+
+def test_is_dag_matches_brute_force_on_random_graphs():
+    rng = np.random.default_rng(0)
+    graphs = rng.random((200, 5, 5)) < 0.25
+    expected = np.array([not cycle_by_brute_force(g) for g in graphs])
+    np.testing.assert_array_equal(is_dag(graphs), expected)
+    assert expected.any() and not expected.all()
+
+
+def test_is_dag_edge_cases():
+    assert is_dag(np.zeros((1, 1)))
+    assert not is_dag(np.ones((1, 1)))  # a self-loop is a cycle
+    assert not is_dag(np.array([[0, 1], [1, 0]]))
+    assert is_dag(np.array([[0, 2.0], [0, 0]]))
+    assert is_dag(np.zeros((3, 4, 4))).shape == (3,)
+    with pytest.raises(ValueError, match="p, p"):
+        is_dag(np.zeros((3, 4)))
+
+
+def test_topological_order_respects_edges():
+    rng = np.random.default_rng(1)
+    p = 7
+    perms = np.array([rng.permutation(p) for _ in range(20)])
+    upper = np.triu(rng.random((20, p, p)) < 0.5, 1)
+    graphs = np.stack([u[np.ix_(np.argsort(q), np.argsort(q))] for u, q in zip(upper, perms)])
+    orders = topological_order(graphs)
+    for graph, order in zip(graphs, orders):
+        pos = np.empty(p, int)
+        pos[order] = np.arange(p)
+        assert sorted(order) == list(range(p))
+        assert not np.any(graph & (pos[:, None] >= pos[None, :]))
+    with pytest.raises(ValueError, match="cycle"):
+        topological_order(np.array([[0, 1], [1, 0]]))
+
+
+def test_edges_on_cycles():
+    # 0 → 1 → 2 → 0 is a cycle; 2 → 3 is not on any cycle.
+    A = np.zeros((4, 4), bool)
+    A[0, 1] = A[1, 2] = A[2, 0] = A[2, 3] = True
+    expected = A.copy()
+    expected[2, 3] = False
+    np.testing.assert_array_equal(np.asarray(edges_on_cycles(A)), expected)
+
+
+def test_remove_cycles_drops_lightest_cycle_edges_only():
+    # Two disjoint cycles and a heavy acyclic edge; each cycle loses its lightest edge.
+    A = np.zeros((6, 6), bool)
+    weights = np.zeros((6, 6))
+    for (j, k), w in {(0, 1): 3.0, (1, 2): 0.5, (2, 0): 2.0, (3, 4): 1.0, (4, 3): -0.2,
+                      (2, 5): 0.01}.items():
+        A[j, k] = True
+        weights[j, k] = w
+    support, n_removed = jax.jit(remove_cycles)(A, weights)
+    expected = A.copy()
+    expected[1, 2] = expected[4, 3] = False
+    np.testing.assert_array_equal(np.asarray(support), expected)
+    assert int(n_removed) == 2
+
+
+def test_remove_cycles_random_supports_become_dags_and_keep_acyclic_edges():
+    rng = np.random.default_rng(2)
+    supports = rng.random((50, 6, 6)) < 0.4
+    weights = rng.normal(size=(50, 6, 6))
+    cleaned, removed = jax.jit(jax.vmap(remove_cycles))(supports, weights)
+    cleaned = np.asarray(cleaned)
+    assert is_dag(cleaned).all()
+    assert not np.any(cleaned & ~supports)
+    off_cycle = supports & ~np.asarray(jax.vmap(edges_on_cycles)(supports))
+    off_cycle &= ~np.eye(6, dtype=bool)
+    assert np.all(cleaned[off_cycle])
+    np.testing.assert_array_equal(
+        np.asarray(removed), (supports & ~np.eye(6, dtype=bool)).sum((1, 2)) - cleaned.sum((1, 2)))
