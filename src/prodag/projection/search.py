@@ -1,17 +1,20 @@
-"""Local search over topological orders: greedy starts, then best-insertion moves.
+"""Local search over topological orders: greedy starts, insertion sweeps, and kicks.
 
-Per sample, with ``A = W̃²`` (zero diagonal):
+Per sample, with ``A = W̃²`` (zero diagonal) and the cost of an order its backward mass:
 
-1. *Greedy starts.* Build an order front to back, each time placing the unplaced node with the
-   least squared mass coming from the other unplaced nodes (those edges are the ones it makes
-   point backwards). A second start sorts nodes by net outflow ``Σ_k A[v,k] − Σ_j A[j,v]``.
-2. *Best insertion.* Moving the node at place ``i`` to place ``j`` changes the backward mass by a
-   sum of ``M[i,b] − M[b,i]`` over the places ``b`` it passes (``M`` = ``A`` in order), so all
-   ``p²`` moves are scored with one cumulative sum; the best strictly improving move is applied
-   until none is left (a local optimum) or ``max_moves`` is reached.
+1. *Starts.* Front-to-back greedy (place the unplaced node with the least mass coming from the
+   other unplaced nodes: exactly the edges it turns backwards), back-to-front greedy (the same
+   on ``Aᵀ``, reversed), and nodes sorted by net outflow ``Σ_k A[v,k] − Σ_j A[j,v]``.
+2. *Insertion sweeps.* Moving node ``v`` from place ``i`` to place ``j`` changes the cost by the
+   sum of ``A[v,u] − A[u,v]`` over the nodes ``u`` it passes, so one prefix sum scores all ``p``
+   targets of ``v`` in O(p). A sweep visits every node and moves it to its best place if that
+   lowers the cost; sweeps repeat until one changes nothing (a local optimum for all ``p²``
+   insertion moves) or ``max_sweeps``.
+3. *Kicks* (iterated local search). Reverse a pseudo-random segment of the best order,
+   re-optimise by sweeps, keep the result if it is cheaper.
 
-The best of the starts is returned. Every loop is a ``lax`` loop, so the whole search compiles
-and vmaps; the batch runs until its slowest sample has converged.
+Every loop is a ``lax`` loop, so the search compiles and vmaps over samples (a batched loop
+runs until its slowest sample is done).
 """
 
 from __future__ import annotations
@@ -42,6 +45,32 @@ def net_outflow_permutation(squared: jax.Array) -> jax.Array:
     return jnp.argsort(squared.sum(axis=0) - squared.sum(axis=1)).astype(jnp.int32)
 
 
+def prefix_sums(values: jax.Array) -> jax.Array:
+    """Inclusive cumulative sum along the last axis by log2(p) shifted adds.
+
+    Same result as ``jnp.cumsum``; on CPU inside a loop body it is markedly cheaper (measured
+    ~1.4x on a (300, 100) array), and this sits in the innermost loop of the search.
+    """
+    n = values.shape[-1]
+    shift = 1
+    while shift < n:
+        padding = [(0, 0)] * (values.ndim - 1) + [(shift, 0)]
+        values = values + jnp.pad(values[..., :-shift], padding)
+        shift *= 2
+    return values
+
+
+def first_argmin(values: jax.Array) -> jax.Array:
+    """Index of the first minimum along the last axis (``jnp.argmin`` semantics, finite input).
+
+    Two plain reductions instead of XLA's variadic arg-reduction, which is several times slower
+    on CPU inside a loop body.
+    """
+    n = values.shape[-1]
+    smallest = values.min(axis=-1, keepdims=True)
+    return jnp.min(jnp.where(values == smallest, jnp.arange(n), n), axis=-1)
+
+
 def insertion_deltas(difference_row: jax.Array, place: jax.Array) -> jax.Array:
     """Change in backward mass for moving the node at ``place`` to every place ``j``: ``(p,)``.
 
@@ -50,7 +79,7 @@ def insertion_deltas(difference_row: jax.Array, place: jax.Array) -> jax.Array:
             the moved node and ``u`` the node at place ``b`` (zero at ``b = place``).
         place: the current place of ``v``.
     """
-    inclusive = jnp.cumsum(difference_row)
+    inclusive = prefix_sums(difference_row)
     exclusive = inclusive - difference_row
     later = jnp.arange(difference_row.shape[-1]) > place
     return jnp.where(later, inclusive, exclusive) - exclusive[place]
@@ -75,18 +104,21 @@ def improve_by_insertion(squared: jax.Array, permutation: jax.Array,
     """
     p = squared.shape[-1]
     threshold = -rel_tol * squared.sum()
+    difference = squared - squared.T
+    places = jnp.arange(p, dtype=permutation.dtype)
 
     def visit(node, state):
         permutation, positions, improved = state
         place = positions[node]
-        ordered = permutation
-        difference_row = squared[node, ordered] - squared[ordered, node]
-        deltas = insertion_deltas(difference_row, place)
-        target = jnp.argmin(deltas).astype(permutation.dtype)
+        deltas = insertion_deltas(difference[node][permutation], place)
+        target = first_argmin(deltas).astype(permutation.dtype)
         better = deltas[target] < threshold
         target = jnp.where(better, target, place)
-        permutation = move(permutation, place, target)
-        return permutation, positions_from_permutation(permutation), improved | better
+        shift_down = (place < target) & (positions > place) & (positions <= target)
+        shift_up = (target < place) & (positions >= target) & (positions < place)
+        positions = positions - shift_down.astype(places.dtype) + shift_up.astype(places.dtype)
+        positions = jnp.where(places == node, target, positions)
+        return move(permutation, place, target), positions, improved | better
 
     def sweep(state):
         permutation, _, n_sweeps = state
@@ -103,13 +135,26 @@ def improve_by_insertion(squared: jax.Array, permutation: jax.Array,
     return jax.lax.while_loop(keep_going, sweep, state)[0]
 
 
-def search_positions(squared: jax.Array, max_sweeps: int | None = None,
+def reverse_segment(permutation: jax.Array, start: jax.Array, stop: jax.Array) -> jax.Array:
+    """The permutation with the places ``start ≤ b < stop`` in reverse order."""
+    places = jnp.arange(permutation.shape[-1])
+    inside = (places >= start) & (places < stop)
+    return permutation[jnp.where(inside, start + stop - 1 - places, places)]
+
+
+def search_positions(squared: jax.Array, n_kicks: int = 4, max_sweeps: int = 10,
                      rel_tol: float = 1e-6) -> jax.Array:
     """A locally optimal order for one sample.
 
+    Three starts (front-to-back greedy, back-to-front greedy, net outflow) are each improved by
+    insertion sweeps; then ``n_kicks`` rounds of iterated local search reverse a pseudo-random
+    segment of the best order, re-optimise, and keep the result if it is better. The kicks use a
+    fixed key, so the search is deterministic.
+
     Args:
         squared: ``(p, p)`` nonnegative weights ``W̃²``.
-        max_sweeps: cap on sweeps over all nodes per start (default ``2 p``).
+        n_kicks: rounds of perturb-and-improve after the starts.
+        max_sweeps: cap on sweeps over all nodes per local search (a sweep is O(p²)).
         rel_tol: a move must lower the backward mass by more than ``rel_tol · ΣA``.
 
     Returns:
@@ -117,9 +162,25 @@ def search_positions(squared: jax.Array, max_sweeps: int | None = None,
     """
     p = squared.shape[-1]
     squared = squared * (1 - jnp.eye(p, dtype=squared.dtype))
-    max_sweeps = 2 * p if max_sweeps is None else max_sweeps
-    starts = jnp.stack([greedy_permutation(squared), net_outflow_permutation(squared)])
-    improved = jax.vmap(lambda s: improve_by_insertion(squared, s, max_sweeps, rel_tol))(starts)
-    positions = jax.vmap(positions_from_permutation)(improved)
-    costs = backward_mass(squared, positions)
-    return positions[jnp.argmin(costs)]
+
+    def improve(permutation):
+        permutation = improve_by_insertion(squared, permutation, max_sweeps, rel_tol)
+        positions = positions_from_permutation(permutation)
+        return permutation, backward_mass(squared, positions)
+
+    starts = jnp.stack([greedy_permutation(squared), greedy_permutation(squared.T)[::-1],
+                        net_outflow_permutation(squared)])
+    permutations, costs = jax.vmap(improve)(starts)
+    best = jnp.argmin(costs)
+
+    def kick(round_index, state):
+        permutation, cost = state
+        key = jax.random.fold_in(jax.random.PRNGKey(0), round_index)
+        start, length = jax.random.randint(key, (2,), 0, p)
+        candidate, candidate_cost = improve(
+            reverse_segment(permutation, start, jnp.minimum(start + length + 2, p)))
+        better = candidate_cost < cost
+        return jnp.where(better, candidate, permutation), jnp.where(better, candidate_cost, cost)
+
+    permutation, _ = jax.lax.fori_loop(0, n_kicks, kick, (permutations[best], costs[best]))
+    return positions_from_permutation(permutation)
