@@ -124,6 +124,14 @@ def test_nan_and_inf_counted_with_columns_and_rows():
     assert "Impute" in message and "drop" in message
 
 
+def test_nullable_integer_missing_value_is_reported_as_nan():
+    frame = pd.DataFrame({"a": pd.array([1, None, 3], dtype="Int64"), "b": [1.0, 2.0, 4.0]})
+    with pytest.raises(DataError, match="1 NaN and 0 infinite.*'a'"):
+        check_data(frame)
+    frame.loc[1, "a"] = 2
+    np.testing.assert_array_equal(check_data(frame)[0][:, 0], [1.0, 2.0, 3.0])
+
+
 def test_constant_columns_named():
     frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "k": [5.0, 5.0, 5.0], "z": [0, 0, 0]})
     with pytest.raises(DataError, match=r"2 column\(s\) are constant: 'k', 'z'.*drop"):

@@ -109,8 +109,16 @@ def _check_unique_names(names: list[str]) -> None:
 
 
 def _numeric_frame(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
-    return _stack_numeric_columns([frame.iloc[:, j].to_numpy() for j in range(len(names))],
+    return _stack_numeric_columns([_column_values(frame.iloc[:, j]) for j in range(len(names))],
                                   names)
+
+
+def _column_values(column: pd.Series) -> np.ndarray:
+    """A column's values; nullable numeric columns (``Int64``, ``boolean``) give NaN for NA."""
+    if (pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype)) \
+            and not pd.api.types.is_complex_dtype(column.dtype):
+        return column.to_numpy(dtype=np.float64, na_value=np.nan)
+    return column.to_numpy()
 
 
 def _numeric_array(array: np.ndarray, names: list[str]) -> np.ndarray:
