@@ -134,6 +134,16 @@ def markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+_checkpoint_path: Path | None = None
+
+
+def checkpoint(rows: list[dict]) -> None:
+    """Save the rows gathered so far (``<name>.partial.json``), so a long run that is stopped
+    keeps its finished fits; ``run`` removes the file when the experiment completes."""
+    if _checkpoint_path is not None:
+        _checkpoint_path.write_text(json.dumps(rows, default=float) + "\n")
+
+
 def run(names: Sequence[str], *, seeds: int | None = None, quick: bool = False,
         methods: Sequence[str] | None = None, out: Path = RESULTS_DIR) -> dict[str, list[dict]]:
     """Run the named experiments and write their JSON, markdown and figure into ``out``."""
@@ -146,7 +156,11 @@ def run(names: Sequence[str], *, seeds: int | None = None, quick: bool = False,
         print(f"\n== {name}: {experiment.description} ({n_seeds} seeds"
               f"{', quick' if quick else ''})", flush=True)
         start = time.perf_counter()
+        global _checkpoint_path
+        _checkpoint_path = out / f"{name}{'-quick' if quick else ''}.partial.json"
         rows = experiment.runner(seeds=range(n_seeds), quick=quick, methods=methods)
+        _checkpoint_path.unlink(missing_ok=True)
+        _checkpoint_path = None
         by = ["method"] + ([experiment.sweep] if experiment.sweep else []) + [
             key for key in ("graph",) if key in rows[0]]
         table = summary_table(rows, by)
@@ -243,6 +257,7 @@ def synthetic_runner(p: int, s: int, sem: str = "linear", graph: str = "er",
                         scores = posterior_metrics(data.adjacency, samples)
                     rows.append({"method": method, "n": n, "seed": seed,
                                  "seconds": round(seconds, 2), **scores})
+                    checkpoint(rows)
                     print(f"  n={n} seed={seed} {method}: {seconds:.0f} s, "
                           + ", ".join(f"{k}={scores[k]:.1f}" for k in METRICS), flush=True)
         return rows
@@ -325,4 +340,6 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import suite  # the importable module, so that sachs.py and munin.py share its state
+
+    suite.main()

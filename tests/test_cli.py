@@ -169,3 +169,21 @@ def test_evaluate_reads_a_saved_posterior(fitted, tmp_path):
     truth = read_graph(folder / "graph.csv", ["x0", "x1", "x2", "x3"])
     written = json.loads((tmp_path / "m.json").read_text())
     assert written["eshd"] == pytest.approx(metrics.expected_shd(truth, samples))
+
+
+def test_demo_scores_its_own_samples_against_both_consensus_graphs(tmp_path):
+    from prodag import datasets
+
+    result = invoke("demo", "--out", tmp_path, "--lam", 2, "--max-epochs", 3, "--n-samples", 4,
+                    "--no-progress")
+    assert result.exit_code == 0, result.output
+    written = json.loads((tmp_path / "metrics.json").read_text())
+    with np.load(tmp_path / "samples.npz") as archive:
+        samples = archive["samples"]
+    sachs = datasets.load_sachs()
+    for key, truth in (("graph_18_edges", sachs.graph), ("graph_17_edges_dag", sachs.graph_dag)):
+        expected = metrics.evaluate(truth, samples)
+        assert written[key] == pytest.approx(expected)
+    assert written["paper_18_edges"] == {"brier": 16.0, "eshd": 18.0, "ef1": 24.0, "auroc": 60.0}
+    assert "paper, ProDAG (18-edge)" in result.output and written["lam_used"] == 2.0
+    assert (tmp_path / "heatmap.png").stat().st_size > 10_000

@@ -147,12 +147,13 @@ def read_graph(path: Path, variables: list[str]) -> np.ndarray:
 
 def fit_posterior(frame: pd.DataFrame, *, sem: str, lam: float | None, n_samples: int,
                   max_epochs: int, seed: int, projection: str, standardize: bool,
-                  progress: bool):
+                  prune: float, progress: bool):
     """A fitted :class:`prodag.ProDAG` on ``frame`` and the seconds the fit took."""
     from prodag import ProDAG
 
     estimator = ProDAG(sem=sem, lam=lam, n_samples=n_samples, max_epochs=max_epochs, seed=seed,
-                       projection=projection, standardize=standardize, progress=progress)
+                       projection=projection, standardize=standardize, threshold=prune,
+                       progress=progress)
     start = time.perf_counter()
     estimator.fit(frame)
     return estimator, time.perf_counter() - start
@@ -273,6 +274,9 @@ ThresholdOption = Annotated[float, typer.Option(
                            "graph.png and listed.")]
 NDrawsOption = Annotated[int, typer.Option(
     min=1, help="Posterior graphs drawn into samples.npz (and behind edge_probabilities.csv).")]
+PruneOption = Annotated[float, typer.Option(
+    min=0.0, help="Zero projected weights with |w| at or below this value, in standardised "
+                  "units (the paper's implementation uses 0.1); 0 keeps the projection as is.")]
 ProgressOption = Annotated[bool, typer.Option(
     "--progress/--no-progress", help="Show a progress bar while fitting.")]
 TopOption = Annotated[int, typer.Option(min=1, help="Edges printed in the ranked table.")]
@@ -293,6 +297,7 @@ def fit(
     seed: SeedOption = 0,
     projection: ProjectionOption = "auto",
     standardize: StandardizeOption = True,
+    prune: PruneOption = 0.0,
     log_transform_data: Annotated[bool, typer.Option(
         "--log-transform", help="Take the natural log of every value first (for positive data "
                                 "spanning orders of magnitude, e.g. flow cytometry).")] = False,
@@ -317,14 +322,15 @@ def fit(
                f"{len(variables)} variables)...")
     estimator, seconds = fit_posterior(
         frame, sem=sem, lam=parse_lam(lam), n_samples=n_samples, max_epochs=max_epochs,
-        seed=seed, projection=projection, standardize=standardize, progress=progress)
+        seed=seed, projection=projection, standardize=standardize, prune=prune,
+        progress=progress)
     results = write_results(estimator, variables, out, threshold=threshold, n_draws=n_draws)
     edges = ranked_edges(results["probabilities"], variables, results["samples"], threshold)
     summary = {
         "data": str(data), "n": len(frame), "p": len(variables), "variables": variables,
         "options": {"sem": sem, "lam": lam, "n_samples": n_samples, "max_epochs": max_epochs,
                     "seed": seed, "projection": projection, "standardize": standardize,
-                    "log_transform": log_transform_data, "threshold": threshold,
+                    "prune": prune, "log_transform": log_transform_data, "threshold": threshold,
                     "n_draws": n_draws},
         "lam_used": _lam_used(estimator), "fit_seconds": round(seconds, 2),
         "expected_edges": float(results["probabilities"].sum()),
@@ -353,6 +359,7 @@ def demo(
     n_samples: NSamplesOption = 100,
     max_epochs: MaxEpochsOption = 1000,
     seed: SeedOption = 0,
+    prune: PruneOption = 0.1,
     threshold: ThresholdOption = 0.5,
     progress: ProgressOption = True,
 ):
@@ -375,7 +382,7 @@ def demo(
                "and standardised. Fitting a linear ProDAG posterior...")
     estimator, seconds = fit_posterior(
         frame, sem="linear", lam=parse_lam(lam), n_samples=n_samples, max_epochs=max_epochs,
-        seed=seed, projection="auto", standardize=True, progress=progress)
+        seed=seed, projection="auto", standardize=True, prune=prune, progress=progress)
     results = write_results(estimator, variables, out, threshold=threshold, n_draws=1000,
                             truth=truth18)
     edges = ranked_edges(results["probabilities"], variables, results["samples"], threshold,
@@ -389,9 +396,14 @@ def demo(
         "graph_18_edges": scores["ProDAG vs 18-edge graph"],
         "graph_17_edges_dag": scores["ProDAG vs 17-edge DAG"], "paper_18_edges": PAPER_SACHS_ROW})
     print_edges(edges, threshold, top=20)
-    typer.echo(f"\nFit took {seconds:.1f} s. Posterior metrics (lower Brier/E-SHD and higher "
-               "E-F1/AUROC are better):\n")
+    lam_used = _lam_used(estimator)
+    typer.echo(f"\nFit took {seconds:.1f} s (l1 radius lam = "
+               f"{'inf' if lam_used is None else f'{lam_used:.3g}'}"
+               f"{', chosen on a 10% validation split' if parse_lam(lam) is None else ''}). "
+               "Posterior metrics (lower Brier/E-SHD and higher E-F1/AUROC are better):\n")
     print_metrics_table(scores)
+    typer.echo("\nThe paper's row is a mean over 10 splits (benchmarks/sachs.py reproduces "
+               "that protocol); the rows above are one fit on all 7466 cells.")
     typer.echo(f"\nResults in {out}/ (heatmap.png, graph.png, edge_probabilities.csv, ...).")
 
 
@@ -537,9 +549,9 @@ def _load_suite():
     candidates = [Path.cwd() / "benchmarks", Path(__file__).resolve().parents[2] / "benchmarks"]
     for folder in candidates:
         if (folder / "suite.py").is_file():
-            if str(folder.parent) not in sys.path:
-                sys.path.insert(0, str(folder.parent))
-            spec = importlib.util.spec_from_file_location("benchmarks.suite", folder / "suite.py")
+            if str(folder) not in sys.path:
+                sys.path.insert(0, str(folder))
+            spec = importlib.util.spec_from_file_location("suite", folder / "suite.py")
             module = importlib.util.module_from_spec(spec)
             sys.modules[spec.name] = module
             spec.loader.exec_module(module)
