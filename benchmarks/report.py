@@ -45,9 +45,13 @@ def section(record: dict) -> str:
     if name in PAPER_ROWS:
         table = _with_paper_rows(table, PAPER_ROWS[name])
     text.append(markdown(table))
-    text.append(f"{record['wall_seconds'] / 60:.0f} min in all on {record['machine']}, "
-                f"finished {record['finished']}. Rows: `benchmarks/results/{name}.json`; "
-                f"figure: `benchmarks/results/{name}.png`.\n")
+    if record.get("partial"):
+        text.append(f"**Unfinished run**: the rows checkpointed so far "
+                    f"(`benchmarks/results/{name}.partial.json`).\n")
+    else:
+        text.append(f"{record['wall_seconds'] / 60:.0f} min in all on {record['machine']}, "
+                    f"finished {record['finished']}. Rows: `benchmarks/results/{name}.json`; "
+                    f"figure: `benchmarks/results/{name}.png`.\n")
     return "\n".join(text)
 
 
@@ -63,9 +67,28 @@ def _with_paper_rows(table: pd.DataFrame, paper: dict) -> pd.DataFrame:
     return pd.concat([table, pd.DataFrame(extra)], ignore_index=True).fillna("")
 
 
+def load_records(results_dir: Path = RESULTS_DIR) -> list[dict]:
+    """Finished experiments, plus the checkpointed rows of unfinished ones (marked partial)."""
+    from suite import EXPERIMENTS
+
+    records = []
+    for path in sorted(results_dir.glob("*.json")):
+        if path.name.endswith(".partial.json"):
+            name = path.name.removesuffix(".partial.json")
+            if name not in EXPERIMENTS or (results_dir / f"{name}.json").exists():
+                continue
+            rows = json.loads(path.read_text())
+            records.append({"experiment": name, "rows": rows, "partial": True,
+                            "description": EXPERIMENTS[name].description})
+        else:
+            record = json.loads(path.read_text())
+            if record.get("experiment") in EXPERIMENTS and not record.get("quick"):
+                records.append(record)
+    return [r for r in records if r.get("rows")]
+
+
 def build(results_dir: Path = RESULTS_DIR) -> str:
-    records = [json.loads(path.read_text()) for path in sorted(results_dir.glob("*.json"))]
-    records = [r for r in records if not r.get("quick") and r.get("rows")]
+    records = load_records(results_dir)
     order = ["linear-20-n100", "sachs", "munin"]
     records.sort(key=lambda r: (order.index(r["experiment"]) if r["experiment"] in order
                                 else len(order), r["experiment"]))

@@ -187,3 +187,11 @@ def test_demo_scores_its_own_samples_against_both_consensus_graphs(tmp_path):
     assert written["paper_18_edges"] == {"brier": 16.0, "eshd": 18.0, "ef1": 24.0, "auroc": 60.0}
     assert "paper, ProDAG (18-edge)" in result.output and written["lam_used"] == 2.0
     assert (tmp_path / "heatmap.png").stat().st_size > 10_000
+
+
+def test_bench_lists_the_paper_experiments():
+    result = invoke("bench", "--list")
+    assert result.exit_code == 0, result.output
+    for name in ("sachs", "munin", "linear-20-n100", "linear-er-100", "nonlinear-er-10",
+                 "scale-free-3", "heteroscedastic-20"):
+        assert name in result.output

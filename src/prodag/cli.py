@@ -97,7 +97,8 @@ def log_transform(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def parse_lam(text: str) -> float | None:
-    """``"auto"`` → ``None`` (choose λ on a validation split), ``"inf"`` → ∞, else a float > 0."""
+    """The ``--lam`` text as a radius: ``"auto"`` → ``None`` (chosen on a validation split),
+    ``"inf"`` → ∞, else a positive float."""
     value = text.strip().lower()
     if value == "auto":
         return None
@@ -161,7 +162,8 @@ def fit_posterior(frame: pd.DataFrame, *, sem: str, lam: float | None, n_samples
 
 def write_results(estimator, variables: list[str], out: Path, *, threshold: float,
                   n_draws: int, truth: np.ndarray | None = None) -> dict:
-    """Write the posterior's files into ``out`` and return their paths and the edge table.
+    """Write the posterior's files into ``out``; return their names, the drawn ``samples``
+    and the edge ``probabilities`` computed from them.
 
     Files: ``edge_probabilities.csv`` (p × p, row = parent, column = child),
     ``samples.npz`` (``samples`` (n_draws, p, p) weighted DAGs, ``variables``),
@@ -174,7 +176,8 @@ def write_results(estimator, variables: list[str], out: Path, *, threshold: floa
     probs = (samples != 0).mean(axis=0)
     files = {"edge_probabilities": "edge_probabilities.csv", "samples": "samples.npz",
              "posterior": "posterior.npz", "heatmap": "heatmap.png", "graph": "graph.png"}
-    pd.DataFrame(probs, index=variables, columns=variables).to_csv(out / files["edge_probabilities"])
+    pd.DataFrame(probs, index=variables, columns=variables).to_csv(
+        out / files["edge_probabilities"])
     np.savez_compressed(out / files["samples"], samples=samples, variables=np.array(variables))
     estimator.save(out / files["posterior"])
     plotting.plot_edge_probabilities(probs, variables, true_graph=truth).savefig(
