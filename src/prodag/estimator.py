@@ -12,9 +12,13 @@ as given (for the linear SEM a standardised weight ``w_jk`` is rescaled by ``s_k
 
 λ (the ℓ1 radius of the projection): a float fixes it, ``inf`` turns the ℓ1 step off, and
 ``None`` (default) selects it on a held-out ``⌊validation_fraction · n⌉`` rows: fit with λ = ∞,
-set ``λ_max`` to the posterior mean of ``‖W‖₁``, fit ``n_lambdas`` radii ``λ_max·k/n_lambdas``
-(from the largest down, each warm-started from the previous), keep the radius with the best
-expected validation log-likelihood, then refit on all rows at that radius (warm-started).
+set ``λ_max`` to the posterior mean of ``‖W‖₁``, fit ``n_lambdas`` radii ``λ_max·k/n_lambdas``,
+keep the radius with the best expected validation log-likelihood, then refit on all rows at
+that radius (unless the validation rows were passed separately as ``X_val``). Every fit starts
+at the prior: warm starts (from the λ = ∞ fit or a neighbouring radius) were measured to land
+in worse optima — a posterior whose dead zone ``|W̃| < τ`` of the ℓ1 step absorbs the absent
+edges at σ ≈ prior σ is only reachable from a broad start, and a fresh Adam state takes
+lr-sized steps in every coordinate, which knocks a converged posterior into another order.
 """
 
 from __future__ import annotations
@@ -70,6 +74,9 @@ class ProDAG:
         0.1); 0 keeps the projection as it is. Applies in training and sampling.
     n_lambdas, validation_fraction : int, float
         Size of the λ grid and share of rows held out when ``lam=None``.
+    n_restarts : int
+        Independent fits from the prior per radius; the one with the best final objective
+        (ELBO) is kept. The ELBO has several local optima (orders); restarts cost time linearly.
     standardize : bool
         Divide every (centred) column by its standard deviation before fitting.
     seed : int or None
@@ -89,7 +96,7 @@ class ProDAG:
     def __init__(self, sem="linear", lam=None, n_samples=100, max_epochs=1000, patience=5,
                  lr=0.1, prior_mean=0.0, prior_std=1.0, noise_variance=1.0, hidden_units=10,
                  activation="relu", bias=True, projection="auto", threshold=0.0, n_lambdas=10,
-                 validation_fraction=0.1, steps_per_epoch=10, min_delta=1e-3,
+                 n_restarts=1, validation_fraction=0.1, steps_per_epoch=10, min_delta=1e-3,
                  standardize=False, seed=None, progress=True):
         self.sem = sem
         self.lam = lam
@@ -106,6 +113,7 @@ class ProDAG:
         self.projection = projection
         self.threshold = threshold
         self.n_lambdas = n_lambdas
+        self.n_restarts = n_restarts
         self.validation_fraction = validation_fraction
         self.steps_per_epoch = steps_per_epoch
         self.min_delta = min_delta
@@ -169,8 +177,7 @@ class ProDAG:
             result, lam = self._select_lambda(engine, Z, Z_val, start_noise, key)
         else:
             lam = float(self.lam)
-            result = self._fit_once(engine, engine.init_params(p, start_noise, self._dtype()),
-                                    Z, lam, start_noise, key, "ProDAG")
+            result = self._fit_once(engine, Z, lam, start_noise, key, "ProDAG")
             self.lambda_path_ = None
         self.lam_ = lam
         self.params_ = jax.tree.map(np.asarray, result.params)
@@ -190,6 +197,7 @@ class ProDAG:
         validation.check_integer("patience", self.patience, minimum=1)
         validation.check_integer("steps_per_epoch", self.steps_per_epoch, minimum=1)
         validation.check_integer("n_lambdas", self.n_lambdas, minimum=1)
+        validation.check_integer("n_restarts", self.n_restarts, minimum=1)
         validation.check_positive("lr", self.lr)
         validation.check_positive("prior_std", self.prior_std)
         validation.check_positive("threshold", self.threshold, allow_zero=True)
@@ -233,10 +241,21 @@ class ProDAG:
         return VariationalInference(self._model(), self._project_fn(), options,
                                     float(self.prior_mean), float(self.prior_std), learn_noise)
 
-    def _fit_once(self, engine, params, Z, lam, noise, key, description) -> FitResult:
+    def _fit_once(self, engine, Z, lam, noise, key, description) -> FitResult:
+        """Fit from the prior ``n_restarts`` times (keys ``fold_in(key, r)``); keep the fit
+        with the lowest final-epoch objective (the negative ELBO per row)."""
         data = engine.model.prepare_data(jnp.asarray(Z, self._dtype()))
-        return engine.fit(params, data, Z.shape[0], lam, noise, key,
-                          progress=self.progress, description=description)
+        start = engine.init_params(Z.shape[1], noise, self._dtype())
+        best = None
+        for restart in range(self.n_restarts):
+            label = description + (f" (start {restart + 1}/{self.n_restarts})"
+                                   if self.n_restarts > 1 else "")
+            result = engine.fit(start, data, Z.shape[0], lam, noise,
+                                jax.random.fold_in(key, restart), progress=self.progress,
+                                description=label)
+            if best is None or result.history[-1] < best.history[-1]:
+                best = result
+        return best
 
     def _select_lambda(self, engine, Z, Z_val, noise, key) -> tuple[FitResult, float]:
         """Fit the λ path (module docstring) and return the chosen fit and radius."""
@@ -245,30 +264,27 @@ class ProDAG:
         val_data = engine.model.prepare_data(jnp.asarray(Z_val, self._dtype()))
         fit_key, score_key, sample_key, refit_key = jax.random.split(key, 4)
 
-        params = engine.init_params(Z.shape[1], noise, self._dtype())
-        unbounded = self._fit_once(engine, params, Z_train, math.inf, noise, fit_key,
+        unbounded = self._fit_once(engine, Z_train, math.inf, noise, fit_key,
                                    "ProDAG λ=∞")
         _, graphs = PosteriorSampler(engine.model, engine.project_fn).sample(
             unbounded.params["q"], sample_key, 1000, math.inf)
         lam_max = float(np.mean(np.sum(np.abs(graphs), axis=(1, 2))))
         grid = lam_max * np.arange(self.n_lambdas, 0, -1) / self.n_lambdas
         scores, results = [], []
-        previous = unbounded
         for i, lam in enumerate(grid):
-            result = self._fit_once(engine, previous.params, Z_train, float(lam), noise,
+            result = self._fit_once(engine, Z_train, float(lam), noise,
                                     jax.random.fold_in(fit_key, i + 1),
                                     f"ProDAG λ={lam:.3g}")
             scores.append(engine.expected_log_likelihood(result.params, score_key, val_data,
                                                          float(lam), noise))
             results.append(result)
-            previous = result
         best = int(np.nanargmax(scores))
         self.lambda_path_ = {"lambdas": grid.tolist(), "validation_log_likelihood": scores,
                              "lam_max": lam_max}
         lam = float(grid[best])
         if not split:
             return results[best], lam
-        final = self._fit_once(engine, results[best].params, Z, lam, noise, refit_key,
+        final = self._fit_once(engine, Z, lam, noise, refit_key,
                                f"ProDAG λ={lam:.3g} (all rows)")
         return final, lam
 

@@ -1,0 +1,164 @@
+"""ProDAG estimator: recovery, reproducibility, persistence, the posterior API, input errors."""
+
+import math
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+from prodag import ProDAG
+from prodag.estimator import NotFittedError
+from prodag.validation import DataError
+
+NAMES = ["a", "b", "c", "d", "e"]
+CHAIN = np.eye(5, k=1)
+
+
+def _chain_data(n, seed=0, weight=0.8, scale=(1, 1, 1, 1, 1)):
+    """a → b → c → d → e with unit noise, columns multiplied by ``scale``, offset by 10."""
+    rng = np.random.default_rng(seed)
+    X = np.zeros((n, 5))
+    X[:, 0] = rng.standard_normal(n)
+    for k in range(1, 5):
+        X[:, k] = weight * X[:, k - 1] + rng.standard_normal(n)
+    return pd.DataFrame(X * np.asarray(scale) + 10, columns=NAMES)
+
+
+@pytest.fixture(scope="module")
+def chain_fit():
+    """Default settings (λ chosen on a validation split) on a 5-node chain, n = 2000."""
+    return ProDAG(seed=0, progress=False).fit(_chain_data(2000))
+
+
+@pytest.fixture(scope="module")
+def small_fit():
+    """A cheap fit at a fixed radius, shared by the API tests."""
+    return ProDAG(lam=2.0, seed=1, progress=False, max_epochs=15, n_samples=20,
+                  standardize=True).fit(_chain_data(200, seed=1, scale=(1, 2, 1, 3, 1)))
+
+
+def test_recovers_a_chain(chain_fit):
+    probabilities = chain_fit.edge_probabilities()
+    assert probabilities[CHAIN == 1].min() > 0.9
+    assert probabilities[CHAIN == 0].max() < 0.1
+    assert chain_fit.columns_ == NAMES and chain_fit.n_features_in_ == 5
+    assert 0 < chain_fit.lam_ <= chain_fit.lambda_path_["lam_max"]
+
+
+def test_samples_are_exact_dags_in_data_units(chain_fit):
+    samples = chain_fit.sample(200)
+    assert samples.shape == (200, 5, 5)
+    for graph in samples[:50]:
+        assert nx.is_directed_acyclic_graph(nx.DiGraph(graph != 0))
+    mean_weight = nx.get_edge_attributes(chain_fit.to_networkx(), "weight")
+    assert set(mean_weight) == {("a", "b"), ("b", "c"), ("c", "d"), ("d", "e")}
+
+
+def test_sampling_is_reproducible_and_seedable(small_fit):
+    first = small_fit.sample(150)
+    np.testing.assert_array_equal(first, small_fit.sample(150))
+    np.testing.assert_array_equal(first[:50], small_fit.sample(50))
+    assert not np.array_equal(small_fit.sample(150, seed=5), first)
+    np.testing.assert_array_equal(small_fit.sample(150, seed=5), small_fit.sample(150, seed=5))
+
+
+def test_identical_seeds_give_identical_fits(small_fit):
+    again = ProDAG(**small_fit.get_params()).fit(_chain_data(200, seed=1, scale=(1, 2, 1, 3, 1)))
+    np.testing.assert_array_equal(again.history_, small_fit.history_)
+    np.testing.assert_array_equal(again.params_["q"]["loc"]["W"], small_fit.params_["q"]["loc"]["W"])
+    np.testing.assert_array_equal(again.sample(100), small_fit.sample(100))
+
+
+def test_save_load_round_trip(small_fit, tmp_path):
+    path = tmp_path / "model.npz"
+    small_fit.save(path)
+    loaded = ProDAG.load(path)
+    assert loaded.get_params() == small_fit.get_params()
+    assert loaded.columns_ == NAMES and loaded.lam_ == small_fit.lam_
+    np.testing.assert_array_equal(loaded.sample(120), small_fit.sample(120))
+    np.testing.assert_array_equal(loaded.edge_probabilities(), small_fit.edge_probabilities())
+    with np.load(path, allow_pickle=False) as archive:  # readable without pickle
+        assert "metadata" in archive.files
+
+
+def test_infinite_lambda_survives_a_round_trip(tmp_path):
+    est = ProDAG(lam=math.inf, seed=0, progress=False, max_epochs=2, n_samples=5)
+    est.fit(_chain_data(50))
+    est.save(tmp_path / "m.npz")
+    assert ProDAG.load(tmp_path / "m.npz").lam_ == math.inf
+
+
+def test_frames_networkx_and_predict(small_fit):
+    frame = small_fit.edge_probabilities_frame()
+    assert list(frame.index) == NAMES and list(frame.columns) == NAMES
+    np.testing.assert_array_equal(frame.to_numpy(), small_fit.edge_probabilities())
+    graph = small_fit.to_networkx(threshold=0.0)
+    assert set(graph.nodes) == set(NAMES)
+    for _, _, attributes in graph.edges(data=True):
+        assert 0 < attributes["probability"] <= 1
+    X = _chain_data(30, seed=7)
+    prediction = small_fit.predict(X, n_samples=50)
+    assert prediction.shape == (30, 5)
+    # predicting the first variable (no parents) gives its mean
+    assert np.std(prediction[:, 0]) < 0.5 * np.std(X["a"])
+
+
+def test_get_and_set_params():
+    est = ProDAG()
+    assert est.get_params()["n_samples"] == 100
+    assert est.set_params(n_samples=7, lam=3.0) is est
+    assert est.n_samples == 7 and est.lam == 3.0
+    with pytest.raises(ValueError, match="not a ProDAG parameter"):
+        est.set_params(learning_rate=1.0)
+
+
+def test_use_before_fit_raises():
+    est = ProDAG()
+    for call in (lambda: est.sample(3), est.edge_probabilities, est.to_networkx,
+                 lambda: est.save("x.npz")):
+        with pytest.raises(NotFittedError, match="fit"):
+            call()
+
+
+GOOD = _chain_data(40)
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"sem": "cubic"}, "sem"),
+    ({"lr": -0.1}, "lr"),
+    ({"n_samples": 0}, "n_samples"),
+    ({"lam": -1.0}, "lam"),
+    ({"noise_variance": [1.0, 2.0]}, "noise_variance"),
+    ({"noise_variance": "guess"}, "noise_variance"),
+    ({"noise_variance": [1, 1, 1, 1, -1]}, "noise_variance"),
+    ({"projection": "magic"}, "projection"),
+    ({"prior_std": 0.0}, "prior_std"),
+    ({"validation_fraction": 1.5}, "validation_fraction"),
+    ({"max_epochs": 0}, "max_epochs"),
+])
+def test_bad_parameters_raise_at_fit(params, match):
+    est = ProDAG(progress=False, **params)  # constructing never fails (scikit-learn style)
+    with pytest.raises(ValueError, match=match):
+        est.fit(GOOD)
+
+
+@pytest.mark.parametrize("X", [
+    np.ones((10, 3)),  # constant columns
+    np.array([[1.0, np.nan], [2.0, 3.0], [4.0, 1.0]]),
+    np.arange(10.0),  # 1-D
+])
+def test_bad_data_raises_data_error(X):
+    with pytest.raises(DataError):
+        ProDAG(lam=1.0, progress=False).fit(X)
+
+
+def test_too_few_rows_for_a_validation_split():
+    X = np.random.default_rng(0).standard_normal((4, 3))
+    with pytest.raises(DataError, match="validation"):
+        ProDAG(progress=False).fit(X)
+
+
+def test_validation_rows_must_match_the_columns():
+    with pytest.raises(DataError, match="X_val"):
+        ProDAG(progress=False).fit(GOOD, X_val=np.zeros((3, 2)))
