@@ -188,7 +188,7 @@ def fit_dagma(X, X_val, seed=None, *, sem="linear", quick=False, lambdas=None,
     if lambdas is None:
         lambdas = np.geomspace(1e-3, 1.0, 3) if quick else DAGMA_LAMBDAS
     if quick:
-        options = {"warm_iter": 2000, "max_iter": 4000} | options
+        options = {"warm_iter": 1000, "max_iter": 2000} | options
     fit = _dagma_linear if _check_sem(sem) == "linear" else _dagma_mlp
     return fit(X, X_val, list(lambdas), options)[None]
 
