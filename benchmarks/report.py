@@ -47,7 +47,8 @@ def section(record: dict) -> str:
     text.append(markdown(table))
     if record.get("partial"):
         text.append(f"**Unfinished run**: the rows checkpointed so far "
-                    f"(`benchmarks/results/{name}.partial.json`).\n")
+                    f"(`benchmarks/results/{name}.partial.json`); "
+                    f"figure: `benchmarks/results/{name}.png`.\n")
     else:
         text.append(f"{record['wall_seconds'] / 60:.0f} min in all on {record['machine']}, "
                     f"finished {record['finished']}. Rows: `benchmarks/results/{name}.json`; "
@@ -87,8 +88,26 @@ def load_records(results_dir: Path = RESULTS_DIR) -> list[dict]:
     return [r for r in records if r.get("rows")]
 
 
+def redraw_figure(record: dict, results_dir: Path = RESULTS_DIR) -> None:
+    """Draw ``<experiment>.png`` again from the rows (also for unfinished runs)."""
+    from suite import EXPERIMENTS, plot_bars
+
+    from prodag.plotting import plot_benchmark
+
+    experiment = EXPERIMENTS[record["experiment"]]
+    title = experiment.description + (" (unfinished run)" if record.get("partial") else "")
+    sweep = experiment.sweep
+    if sweep and len({row[sweep] for row in record["rows"]}) > 1:
+        figure = plot_benchmark(record["rows"], METRICS, x=sweep, title=title)
+    else:
+        figure = plot_bars(record["rows"], title)
+    figure.savefig(results_dir / f"{experiment.name}.png", dpi=130)
+
+
 def build(results_dir: Path = RESULTS_DIR) -> str:
     records = load_records(results_dir)
+    for record in records:
+        redraw_figure(record, results_dir)
     order = ["linear-20-n100", "sachs", "munin"]
     records.sort(key=lambda r: (order.index(r["experiment"]) if r["experiment"] in order
                                 else len(order), r["experiment"]))

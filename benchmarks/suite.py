@@ -194,23 +194,34 @@ def write_results(out: Path, experiment: Experiment, rows: list[dict], table: pd
 
 
 def plot_bars(rows: list[dict], title: str):
-    """Mean ± s.e. of each metric per method (and graph, when rows have one) as bars."""
+    """Mean ± s.e. of each metric as bars, one colour per method, grouped by graph (when the
+    rows have one)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     from prodag.plotting import METRIC_LABELS, summarize
 
     frame = pd.DataFrame(rows)
-    frame["label"] = frame["method"] + (" · " + frame["graph"] if "graph" in frame else "")
-    fig = Figure(figsize=(3.2 * len(METRICS), 3.0), layout="constrained")
+    if "graph" not in frame:
+        frame["graph"] = ""
+    methods, graphs = list(dict.fromkeys(frame["method"])), list(dict.fromkeys(frame["graph"]))
+    width = 0.8 / len(methods)
+    fig = Figure(figsize=(3.3 * len(METRICS), 3.3), layout="constrained")
     FigureCanvasAgg(fig)
     for ax, metric in zip(fig.subplots(1, len(METRICS)), METRICS):
-        summary = summarize(frame, metric, by=("label",))
-        ax.bar(summary["label"], summary["mean"], yerr=summary["se"].fillna(0), capsize=3,
-               color=[f"C{i}" for i in range(len(summary))])
+        summary = summarize(frame, metric, by=("method", "graph")).set_index(["method", "graph"])
+        for i, method in enumerate(methods):
+            cells = [summary.loc[(method, g)] if (method, g) in summary.index else None
+                     for g in graphs]
+            ax.bar(np.arange(len(graphs)) + (i - (len(methods) - 1) / 2) * width,
+                   [c["mean"] if c is not None else np.nan for c in cells], width,
+                   yerr=[c["se"] if c is not None else 0 for c in cells], capsize=3,
+                   label=method, color=f"C{i}")
+        ax.set_xticks(range(len(graphs)), graphs)
         ax.set_title(METRIC_LABELS[metric])
-        ax.tick_params(axis="x", labelrotation=30, labelsize=7)
         ax.grid(axis="y", alpha=0.3)
+    handles, labels = fig.axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=len(methods), frameon=False)
     fig.suptitle(title)
     return fig
 
