@@ -58,7 +58,7 @@ def plot_edge_probabilities(probs, variables: Sequence[str] | None = None, ax: A
     if annotate if annotate is not None else p <= 25:
         for (j, k), value in np.ndenumerate(probs):
             if j != k:
-                ax.text(k, j, f"{value:.2f}".lstrip("0") if value < 1 else "1",
+                ax.text(k, j, _cell_text(value),
                         ha="center", va="center", fontsize=_tick_size(p) - 1,
                         color="white" if value > 0.6 else "black")
     if true_graph is not None:
@@ -245,6 +245,13 @@ def _layout(digraph: nx.DiGraph, layout: str) -> Mapping:
         return nx.multipartite_layout(digraph, subset_key="layer", align="horizontal",
                                       scale=-1)
     raise ValueError(f"layout must be 'circular', 'spring' or 'layered', got {layout!r}")
+
+
+def _cell_text(value: float) -> str:
+    """A probability in two decimals without the leading zero; exact-looking 0 and 1 short."""
+    if value >= 0.995:
+        return "1"
+    return "0" if value < 0.005 else f"{value:.2f}".lstrip("0")
 
 
 def _tick_size(p: int) -> int:
