@@ -83,7 +83,7 @@ def test_save_load_round_trip(small_fit, tmp_path):
 
 
 def test_infinite_lambda_survives_a_round_trip(tmp_path):
-    est = ProDAG(lam=math.inf, seed=0, progress=False, max_epochs=2, n_samples=5)
+    est = ProDAG(lam=math.inf, seed=0, progress=False, max_epochs=15, n_samples=20)
     est.fit(_chain_data(50))
     est.save(tmp_path / "m.npz")
     assert ProDAG.load(tmp_path / "m.npz").lam_ == math.inf

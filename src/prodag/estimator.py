@@ -23,9 +23,9 @@ lr-sized steps in every coordinate, which knocks a converged posterior into anot
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
-from functools import partial
 from pathlib import Path
 
 import jax
@@ -217,29 +217,22 @@ class ProDAG:
     def _dtype(self):
         return jax.dtypes.canonicalize_dtype(np.float64)
 
+    def _model_key(self) -> tuple:
+        mlp = self.sem == "mlp"
+        return (self.sem, int(self.hidden_units) if mlp else None,
+                self.activation if mlp else None, bool(self.bias) if mlp else None,
+                self.projection, float(self.threshold))
+
     def _model(self):
-        return make_model(self.sem, hidden_units=self.hidden_units, activation=self.activation,
-                          bias=self.bias)
-
-    def _project_fn(self):
-        from prodag.projection import project
-
-        method = "auto" if self.projection == "auto" else self.projection
-        threshold = float(self.threshold)
-
-        def project_fn(W_tilde, lam):
-            W = project(W_tilde, lam, method=method)
-            return jnp.where(jnp.abs(W) > threshold, W, 0.0) if threshold > 0 else W
-
-        return project_fn
+        return _model_and_projection(self._model_key())[0]
 
     def _engine(self, learn_noise: bool) -> VariationalInference:
         options = TrainingOptions(n_samples=self.n_samples, max_epochs=self.max_epochs,
                                   patience=self.patience, lr=float(self.lr),
                                   steps_per_epoch=self.steps_per_epoch,
                                   min_delta=float(self.min_delta))
-        return VariationalInference(self._model(), self._project_fn(), options,
-                                    float(self.prior_mean), float(self.prior_std), learn_noise)
+        return _engine(self._model_key(), options, float(self.prior_mean),
+                       float(self.prior_std), learn_noise)
 
     def _fit_once(self, engine, Z, lam, noise, key, description) -> FitResult:
         """Fit from the prior ``n_restarts`` times (keys ``fold_in(key, r)``); keep the fit
@@ -266,7 +259,7 @@ class ProDAG:
 
         unbounded = self._fit_once(engine, Z_train, math.inf, noise, fit_key,
                                    "ProDAG λ=∞")
-        _, graphs = PosteriorSampler(engine.model, engine.project_fn).sample(
+        _, graphs = self._sampler().sample(
             unbounded.params["q"], sample_key, 1000, math.inf)
         lam_max = float(np.mean(np.sum(np.abs(graphs), axis=(1, 2))))
         grid = lam_max * np.arange(self.n_lambdas, 0, -1) / self.n_lambdas
@@ -308,9 +301,7 @@ class ProDAG:
                                  "(or ProDAG.load(path) for a saved model).")
 
     def _sampler(self) -> PosteriorSampler:
-        if "sampler" not in self._cache:
-            self._cache["sampler"] = PosteriorSampler(self._model(), self._project_fn())
-        return self._cache["sampler"]
+        return _sampler(self._model_key())
 
     def _draw(self, n: int, seed) -> tuple[dict, np.ndarray]:
         self._check_fitted()
@@ -410,6 +401,37 @@ class ProDAG:
             setattr(est, name, arrays[name])
         est._cache = {}
         return est
+
+
+# Compiled functions are cached per configuration, so refits (λ paths, benchmarks, restarts,
+# loaded models) reuse one compilation instead of tracing new closures every time.
+
+@functools.lru_cache(maxsize=16)
+def _model_and_projection(model_key: tuple):
+    """The SEM and the projection ``(W̃, λ) -> W`` (with the optional threshold)."""
+    from prodag.projection import project
+
+    sem, hidden_units, activation, bias, method, threshold = model_key
+    model = (make_model(sem) if sem == "linear" else
+             make_model(sem, hidden_units=hidden_units, activation=activation, bias=bias))
+
+    def project_fn(W_tilde, lam):
+        W = project(W_tilde, lam, method=method)
+        return jnp.where(jnp.abs(W) > threshold, W, 0.0) if threshold > 0 else W
+
+    return model, project_fn
+
+
+@functools.lru_cache(maxsize=16)
+def _engine(model_key: tuple, options: TrainingOptions, prior_mean: float, prior_std: float,
+            learn_noise: bool) -> VariationalInference:
+    model, project_fn = _model_and_projection(model_key)
+    return VariationalInference(model, project_fn, options, prior_mean, prior_std, learn_noise)
+
+
+@functools.lru_cache(maxsize=16)
+def _sampler(model_key: tuple) -> PosteriorSampler:
+    return PosteriorSampler(*_model_and_projection(model_key))
 
 
 def _check_rows(name: str, X, p: int) -> np.ndarray:
