@@ -224,7 +224,7 @@ def dibs_particles(X, seed=0, *, sem="linear", n_particles=DIBS_PARTICLES, steps
 
 
 def _dibs_settings(quick: bool) -> dict:
-    return {"n_particles": 10, "steps": 100} if quick else {}
+    return {"n_particles": 10, "steps": 300} if quick else {}
 
 
 def fit_dibs(X, X_val=None, seed=0, *, sem="linear", quick=False, **settings) -> np.ndarray:
