@@ -28,7 +28,7 @@ AUTO_EXACT_MAX_NODES = 10
 
 _OPTIONS = {
     "exact": (),
-    "search": ("n_kicks", "max_sweeps", "rel_tol"),
+    "search": ("n_kicks", "n_rounds", "max_sweeps", "rel_tol"),
     "path": ("tol", "max_steps", "step_size", "threshold", "n_stages"),
 }
 
@@ -117,7 +117,7 @@ def project(W_tilde, lam=jnp.inf, method: str = "auto", **options) -> jax.Array:
         lam: ℓ1 radius, scalar or broadcastable to the batch shape ``(...)``; ``inf`` (default)
             skips the ℓ1 step. May be traced; receives gradients.
         method: ``"auto"`` | ``"exact"`` | ``"search"`` | ``"path"`` (static).
-        **options: method options (``search``: ``n_kicks``, ``max_sweeps``, ``rel_tol``; ``path``: ``tol``,
+        **options: method options (``search``: ``n_kicks``, ``n_rounds``, ``max_sweeps``, ``rel_tol``; ``path``: ``tol``,
             ``max_steps``, ``step_size``, ``threshold``, ``n_stages``).
 
     Returns:

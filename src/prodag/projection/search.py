@@ -10,8 +10,8 @@ Per sample, with ``A = W̃²`` (zero diagonal) and the cost of an order its back
    targets of ``v`` in O(p). A sweep visits every node and moves it to its best place if that
    lowers the cost; sweeps repeat until one changes nothing (a local optimum for all ``p²``
    insertion moves) or ``max_sweeps``.
-3. *Kicks* (iterated local search). Reverse a pseudo-random segment of the best order,
-   re-optimise by sweeps, keep the result if it is cheaper.
+3. *Kicks* (iterated local search). Reverse pseudo-random segments of the best order (several
+   copies side by side), re-optimise them by sweeps, keep the cheapest if it improves.
 
 Every loop is a ``lax`` loop, so the search compiles and vmaps over samples (a batched loop
 runs until its slowest sample is done).
@@ -142,18 +142,22 @@ def reverse_segment(permutation: jax.Array, start: jax.Array, stop: jax.Array) -
     return permutation[jnp.where(inside, start + stop - 1 - places, places)]
 
 
-def search_positions(squared: jax.Array, n_kicks: int = 4, max_sweeps: int = 10,
-                     rel_tol: float = 1e-6) -> jax.Array:
+def search_positions(squared: jax.Array, n_kicks: int = 0, n_rounds: int = 1,
+                     max_sweeps: int = 10, rel_tol: float = 1e-6) -> jax.Array:
     """A locally optimal order for one sample.
 
-    Three starts (front-to-back greedy, back-to-front greedy, net outflow) are each improved by
-    insertion sweeps; then ``n_kicks`` rounds of iterated local search reverse a pseudo-random
-    segment of the best order, re-optimise, and keep the result if it is better. The kicks use a
-    fixed key, so the search is deterministic.
+    Three starts (front-to-back greedy, back-to-front greedy, net outflow) are improved by
+    insertion sweeps side by side; then each of ``n_rounds`` rounds of iterated local search
+    reverses ``n_kicks`` pseudo-random segments of the best order (side by side), re-optimises
+    them, and keeps the best. The kicks use fixed keys, so the search is deterministic.
 
     Args:
         squared: ``(p, p)`` nonnegative weights ``W̃²``.
-        n_kicks: rounds of perturb-and-improve after the starts.
+        n_kicks: perturbed copies of the best order per round; 0 (default) skips the rounds.
+            Kicks buy quality for time: at p = 20 on N(0, 1) input, ``n_kicks=8, n_rounds=2,
+            max_sweeps=4`` brought the mean objective from 0.35% to 0.05% above the best found,
+            at about 3x the CPU time.
+        n_rounds: sequential perturb-and-improve rounds.
         max_sweeps: cap on sweeps over all nodes per local search (a sweep is O(p²)).
         rel_tol: a move must lower the backward mass by more than ``rel_tol · ΣA``.
 
@@ -168,19 +172,25 @@ def search_positions(squared: jax.Array, n_kicks: int = 4, max_sweeps: int = 10,
         positions = positions_from_permutation(permutation)
         return permutation, backward_mass(squared, positions)
 
+    def best_of(permutations, costs):
+        best = jnp.argmin(costs)
+        return permutations[best], costs[best]
+
     starts = jnp.stack([greedy_permutation(squared), greedy_permutation(squared.T)[::-1],
                         net_outflow_permutation(squared)])
-    permutations, costs = jax.vmap(improve)(starts)
-    best = jnp.argmin(costs)
+    permutation, cost = best_of(*jax.vmap(improve)(starts))
 
-    def kick(round_index, state):
+    def kick_round(round_index, state):
         permutation, cost = state
         key = jax.random.fold_in(jax.random.PRNGKey(0), round_index)
-        start, length = jax.random.randint(key, (2,), 0, p)
-        candidate, candidate_cost = improve(
-            reverse_segment(permutation, start, jnp.minimum(start + length + 2, p)))
+        segment_starts, lengths = jax.random.randint(key, (2, n_kicks), 0, p)
+        stops = jnp.minimum(segment_starts + lengths + 2, p)
+        kicked = jax.vmap(reverse_segment, (None, 0, 0))(permutation, segment_starts, stops)
+        candidates, candidate_costs = jax.vmap(improve)(kicked)
+        candidate, candidate_cost = best_of(candidates, candidate_costs)
         better = candidate_cost < cost
         return jnp.where(better, candidate, permutation), jnp.where(better, candidate_cost, cost)
 
-    permutation, _ = jax.lax.fori_loop(0, n_kicks, kick, (permutations[best], costs[best]))
+    if n_kicks > 0:
+        permutation, cost = jax.lax.fori_loop(0, n_rounds, kick_round, (permutation, cost))
     return positions_from_permutation(permutation)
