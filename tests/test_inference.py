@@ -110,3 +110,25 @@ def test_learned_noise_variance_moves_towards_the_residual_variance(engine, data
                          jax.random.PRNGKey(0))
     learned = np.exp(np.asarray(result.params["log_noise_variance"]))
     assert np.all(learned < 2.0)  # the data's residual variances are about 1
+
+
+def test_learned_radius_gradient_matches_finite_differences():
+    with jax.enable_x64(True):
+        learner = VariationalInference(LinearSEM(), EXACT, TrainingOptions(n_samples=16),
+                                       learn_lam=True)
+        prepared = learner.model.prepare_data(jnp.asarray(_data(n=60)))
+        params = learner.init_params(3, np.ones(3), jnp.float64, lam_mean=0.5)
+
+        def f(log_lam_mean):
+            return learner.objective({**params, "log_lam_mean": log_lam_mean},
+                                     jax.random.PRNGKey(0), prepared, jnp.asarray(60.0),
+                                     jnp.asarray(jnp.inf), jnp.ones(3))
+
+        x, eps = params["log_lam_mean"], 1e-6
+        grad = float(jax.grad(f)(x))
+        assert abs(grad) > 1e-4
+        np.testing.assert_allclose(grad, (f(x + eps) - f(x - eps)) / (2 * eps), rtol=1e-5)
+        from prodag.inference import radius_of
+
+        radii = radius_of(params, jax.random.PRNGKey(1), 4000, jnp.inf)
+        assert radii.shape == (4000,) and abs(float(jnp.mean(radii)) - 0.5) < 0.03

@@ -69,14 +69,27 @@ class TrainState(NamedTuple):
     history: jax.Array
 
 
-def projected_draw(model: StructuralEquationModel, project_fn: ProjectFn,
-                   q_params: variational.VariationalParams, key: jax.Array, n_samples: int,
-                   lam: jax.Array) -> tuple[Weights, jax.Array]:
-    """``n_samples`` projected draws: the weights ``ω`` (pytree, leading axis L) and ``W (L, p, p)``."""
-    weights_tilde = variational.sample(q_params, key, n_samples)
+def projected_draw(model: StructuralEquationModel, project_fn: ProjectFn, params: dict,
+                   key: jax.Array, n_samples: int, lam: jax.Array) -> tuple[Weights, jax.Array]:
+    """``n_samples`` projected draws: the weights ``ω`` (pytree, leading axis L) and ``W (L, p, p)``.
+
+    ``params["q"]`` are the variational parameters. The radius is ``lam`` unless ``params``
+    has ``log_lam_mean``: then each draw has its own ``λ_l ~ Exponential(mean e^{log_lam_mean})``
+    (reparameterised, so the mean receives gradients through ``∂W/∂λ``).
+    """
+    key_weights, key_lam = jax.random.split(key)
+    weights_tilde = variational.sample(params["q"], key_weights, n_samples)
     graph_tilde = model.graph_of(weights_tilde)
-    graph = project_fn(graph_tilde, lam)
+    graph = project_fn(graph_tilde, radius_of(params, key_lam, n_samples, lam))
     return model.apply_projection(weights_tilde, graph_tilde, graph), graph
+
+
+def radius_of(params: dict, key: jax.Array, n_samples: int, lam: jax.Array) -> jax.Array:
+    """The fixed ``lam`` (scalar), or ``(n_samples,)`` exponential draws if λ is learned."""
+    if "log_lam_mean" not in params:
+        return lam
+    exponential = jax.random.exponential(key, (n_samples,), params["log_lam_mean"].dtype)
+    return jnp.exp(params["log_lam_mean"]) * exponential
 
 
 def noise_variance_of(params: dict[str, Any], fixed: jax.Array) -> jax.Array:
@@ -95,31 +108,37 @@ class VariationalInference:
 
     def __init__(self, model: StructuralEquationModel, project_fn: ProjectFn,
                  options: TrainingOptions = TrainingOptions(), prior_mean: float = 0.0,
-                 prior_std: float = 1.0, learn_noise_variance: bool = False):
+                 prior_std: float = 1.0, learn_noise_variance: bool = False,
+                 learn_lam: bool = False):
         self.model = model
         self.project_fn = project_fn
         self.options = options
         self.prior_mean = prior_mean
         self.prior_std = prior_std
         self.learn_noise_variance = learn_noise_variance
+        self.learn_lam = learn_lam
         self.optimizer = optax.adam(options.lr)
         self._run_epochs = jax.jit(self._run_epochs_impl, static_argnums=(0,))
         self._expected_log_likelihood = jax.jit(self._expected_log_likelihood_impl)
 
     # ---- parameters and objective -------------------------------------------------------
 
-    def init_params(self, p: int, noise_variance: np.ndarray, dtype=jnp.float32) -> dict:
-        """Variational parameters at the prior (and log noise variances if learned)."""
+    def init_params(self, p: int, noise_variance: np.ndarray, dtype=jnp.float32,
+                    lam_mean: float = 1.0) -> dict:
+        """Variational parameters at the prior, plus the log noise variances (start
+        ``noise_variance``) and the log mean radius (start ``lam_mean``) when learned."""
         params = {"q": variational.init_at_prior(self.model.weight_shapes(p), self.prior_mean,
                                                  self.prior_std, dtype)}
         if self.learn_noise_variance:
             params["log_noise_variance"] = jnp.log(jnp.asarray(noise_variance, dtype))
+        if self.learn_lam:
+            params["log_lam_mean"] = jnp.log(jnp.asarray(lam_mean, dtype))
         return params
 
     def objective(self, params: dict, key: jax.Array, data: Any, n_rows: jax.Array,
                   lam: jax.Array, noise_variance: jax.Array) -> jax.Array:
         """The Monte Carlo negative ELBO per row (a scalar), differentiable in ``params``."""
-        weights, _ = projected_draw(self.model, self.project_fn, params["q"], key,
+        weights, _ = projected_draw(self.model, self.project_fn, params, key,
                                     self.options.n_samples, lam)
         log_lik = self.model.log_likelihood(weights, data,
                                             noise_variance_of(params, noise_variance))
@@ -127,7 +146,7 @@ class VariationalInference:
         return (kl - jnp.mean(log_lik)) / n_rows
 
     def _expected_log_likelihood_impl(self, params, key, data, lam, noise_variance):
-        weights, _ = projected_draw(self.model, self.project_fn, params["q"], key,
+        weights, _ = projected_draw(self.model, self.project_fn, params, key,
                                     self.options.n_samples, lam)
         return jnp.mean(self.model.log_likelihood(weights, data,
                                                   noise_variance_of(params, noise_variance)))

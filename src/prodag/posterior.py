@@ -29,14 +29,17 @@ class PosteriorSampler:
         self.model = model
         self.project_fn = project_fn
         self._draw_batch = jax.jit(
-            lambda q, key, lam: projected_draw(model, project_fn, q, key, SAMPLE_BATCH_SIZE, lam))
+            lambda params, key, lam: projected_draw(model, project_fn, params, key,
+                                                    SAMPLE_BATCH_SIZE, lam))
 
-    def sample(self, q_params: dict, key: jax.Array, n: int,
+    def sample(self, params: dict, key: jax.Array, n: int,
                lam: float) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        """``n`` draws: the weights (numpy pytree, leading axis n) and graphs ``(n, p, p)``."""
-        dtype = jax.tree.leaves(q_params)[0].dtype
+        """``n`` draws: the weights (numpy pytree, leading axis n) and graphs ``(n, p, p)``.
+
+        ``params`` are the fitted parameters (``{"q": ..., ...}``, see ``projected_draw``)."""
+        dtype = jax.tree.leaves(params)[0].dtype
         lam = jnp.asarray(lam, dtype)
-        batches = [self._draw_batch(q_params, jax.random.fold_in(key, b), lam)
+        batches = [self._draw_batch(params, jax.random.fold_in(key, b), lam)
                    for b in range(-(-n // SAMPLE_BATCH_SIZE))]
         weights = {name: np.concatenate([np.asarray(w[name]) for w, _ in batches])[:n]
                    for name in batches[0][0]}
