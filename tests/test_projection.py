@@ -47,7 +47,7 @@ def is_dag_numpy(W):
     return True
 
 
-@pytest.mark.parametrize("p", [1, 2, 3, 5, 6])
+@pytest.mark.parametrize("p", [1, 2, 4, 6])
 def test_exact_matches_brute_force(p):
     W = random_inputs(p, 12, p, np.float64)
     with jax.enable_x64(True):
@@ -59,19 +59,21 @@ def test_exact_matches_brute_force(p):
 
 @pytest.mark.parametrize("p", [8, 10])
 def test_search_close_to_exact(p):
-    W = random_inputs(100 + p, 40, p)
+    W = random_inputs(100 + p, 48, p)
     exact = objective(W, acyclic_projection(W, "exact"))
     search = objective(W, acyclic_projection(W, "search"))
     assert np.all(search >= exact - 1e-4 * exact.max())
     assert search.mean() <= 1.01 * exact.mean()
 
 
-@pytest.mark.parametrize("method", ["exact", "search", "auto"])
-def test_output_is_dag_on_support(method):
-    W = random_inputs(7, 16, 7)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("method", ["exact", "search", "path"])
+def test_output_is_dag_on_support(method, dtype):
+    W = random_inputs(7, 16, 7, dtype)
     W[:, 0, 3] = 0.0  # zero entries must stay zero
-    projected = np.asarray(project(W, method=method))
-    assert projected.dtype == np.float32
+    with jax.enable_x64(dtype == np.float64):
+        projected = np.asarray(project(W, method=method))
+    assert projected.dtype == dtype
     assert all(is_dag_numpy(w) for w in projected)
     kept = projected != 0
     np.testing.assert_array_equal(projected[kept], W[kept])

@@ -74,7 +74,6 @@ def _check_options(method: str, options: dict) -> tuple:
     return tuple(sorted(options.items()))
 
 
-@partial(jax.jit, static_argnames=("method", "options"))
 def _acyclic_support(W_tilde: jax.Array, method: str, options: tuple) -> jax.Array:
     """Acyclic support ``(B, p, p)`` chosen by ``method`` for each sample of ``W̃ (B, p, p)``.
 
@@ -101,12 +100,22 @@ def acyclic_projection(W_tilde, method: str = "auto", **options) -> jax.Array:
     Returns a JAX array of the same shape and dtype.
     """
     W_tilde = _check_input(W_tilde)
+    method = _resolve_method(method, W_tilde.shape[-1])
+    return _acyclic(W_tilde, method, _check_options(method, options))
+
+
+@partial(jax.jit, static_argnames=("method", "options"))
+def _acyclic(W_tilde: jax.Array, method: str, options: tuple) -> jax.Array:
+    """``W̃ (..., p, p)`` restricted to the acyclic support chosen by ``method``."""
     p = W_tilde.shape[-1]
-    method = _resolve_method(method, p)
-    frozen = _check_options(method, options)
     flat = W_tilde.reshape((-1, p, p))
-    mask = _acyclic_support(jax.lax.stop_gradient(flat), method, frozen)
+    mask = _acyclic_support(jax.lax.stop_gradient(flat), method, options)
     return jnp.where(mask, flat, 0.0).reshape(W_tilde.shape)
+
+
+@partial(jax.jit, static_argnames=("method", "options"))
+def _project(W_tilde: jax.Array, lam: jax.Array, method: str, options: tuple) -> jax.Array:
+    return l1_ball_projection(_acyclic(W_tilde, method, options), lam)
 
 
 def project(W_tilde, lam=jnp.inf, method: str = "auto", **options) -> jax.Array:
@@ -117,13 +126,15 @@ def project(W_tilde, lam=jnp.inf, method: str = "auto", **options) -> jax.Array:
         lam: ℓ1 radius, scalar or broadcastable to the batch shape ``(...)``; ``inf`` (default)
             skips the ℓ1 step. May be traced; receives gradients.
         method: ``"auto"`` | ``"exact"`` | ``"search"`` | ``"path"`` (static).
-        **options: method options (``search``: ``n_kicks``, ``n_rounds``, ``max_sweeps``, ``rel_tol``; ``path``: ``tol``,
-            ``max_steps``, ``step_size``, ``threshold``, ``n_stages``).
+        **options: method options (``search``: ``n_kicks``, ``n_rounds``, ``max_sweeps``,
+            ``rel_tol``; ``path``: ``tol``, ``max_steps``, ``step_size``, ``threshold``,
+            ``n_stages``).
 
     Returns:
         ``W`` with the shape and dtype of ``W_tilde``: every slice an exact DAG (zero diagonal,
         no directed cycle) whose support lies inside that of ``W̃``. Works inside ``jax.jit``,
         ``jax.grad`` and ``jax.vmap``; gradients follow Prop. 3 of the paper.
     """
-    acyclic = acyclic_projection(W_tilde, method, **options)
-    return l1_ball_projection(acyclic, lam)
+    W_tilde = _check_input(W_tilde)
+    method = _resolve_method(method, W_tilde.shape[-1])
+    return _project(W_tilde, jnp.asarray(lam), method, _check_options(method, options))
