@@ -37,6 +37,7 @@ def test_elbo_gradient_through_the_projection_matches_finite_differences():
         noise = jnp.array([1.0, 0.7, 1.3])
         key = jax.random.PRNGKey(3)
 
+        @jax.jit
         def f(params):
             return engine.objective(params, key, data, jnp.asarray(40.0), jnp.asarray(lam), noise)
 
@@ -119,6 +120,7 @@ def test_learned_radius_gradient_matches_finite_differences():
         prepared = learner.model.prepare_data(jnp.asarray(_data(n=60)))
         params = learner.init_params(3, np.ones(3), jnp.float64, lam_mean=0.5)
 
+        @jax.jit
         def f(log_lam_mean):
             return learner.objective({**params, "log_lam_mean": log_lam_mean},
                                      jax.random.PRNGKey(0), prepared, jnp.asarray(60.0),
