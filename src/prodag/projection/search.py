@@ -32,7 +32,7 @@ def greedy_permutation(squared: jax.Array) -> jax.Array:
 
     def place(step, state):
         incoming, placed, permutation = state
-        node = jnp.argmin(jnp.where(placed, jnp.inf, incoming))
+        node = jnp.argmin(jnp.where(placed, jnp.inf, incoming)).astype(jnp.int32)
         incoming = incoming - squared[node]
         return incoming, placed.at[node].set(True), permutation.at[step].set(node)
 
