@@ -145,6 +145,10 @@ def test_nan_and_shape_errors():
         project(np.zeros((3, 4)))
     with pytest.raises(ValueError, match="unknown projection method"):
         project(np.zeros((3, 3)), method="nope")
+    with pytest.raises(ValueError, match="nonnegative"):
+        project(np.zeros((3, 3)), -1.0)
+    with pytest.raises(ValueError, match="nonnegative"):
+        project(np.zeros((3, 3)), np.nan)
     with pytest.raises(ValueError, match="search"):
         project(np.zeros((EXACT_MAX_NODES + 1,) * 2), method="exact")
 

@@ -143,4 +143,6 @@ def project(W_tilde, lam=jnp.inf, method: str = "auto", **options) -> jax.Array:
     """
     W_tilde = _check_input(W_tilde)
     method = _resolve_method(method, W_tilde.shape[-1])
+    if not isinstance(lam, jax.core.Tracer) and not np.all(np.asarray(lam) >= 0):
+        raise ValueError(f"lam must be nonnegative (inf for no ℓ1 constraint); got {lam!r}.")
     return _project(W_tilde, jnp.asarray(lam), method, _check_options(method, options))
