@@ -166,6 +166,7 @@ def main():
     for kind in args.inputs:
         for p in args.p:
             rows.extend(benchmark_case(kind, p, args))
+            write_results(args, rows)  # after every case, so an interrupted run keeps its rows
     print()
     print_table(rows)
     by_key = {(r["input"], r["p"], r["method"]): r for r in rows}
@@ -175,13 +176,17 @@ def main():
             if auto and path:
                 per_sample = (path["median_ms"] / path["L"]) / (auto["median_ms"] / auto["L"])
                 print(f"{kind} p={p}: auto is {per_sample:.0f}x faster than path per sample")
+    write_results(args, rows)
+    print(f"wrote {args.out}")
+
+
+def write_results(args, rows):
     args.out.parent.mkdir(parents=True, exist_ok=True)
     meta = {"jax": jax.__version__, "backend": jax.default_backend(), "cpu_count": os.cpu_count(),
-            "machine": platform.machine(), "load_average_at_end": os.getloadavg(),
+            "machine": platform.machine(), "load_average_at_write": os.getloadavg(),
             "date_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
             "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}}
     args.out.write_text(json.dumps({"meta": meta, "rows": rows}, indent=2))
-    print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":
