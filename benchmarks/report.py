@@ -44,9 +44,9 @@ NOTES = {
     "munin": "Budget settings, far below the paper's (see `benchmarks/munin.py`): one dataset, "
              "L = 10 Monte Carlo samples, 4 radii, at most 40 epochs per fit; on a heavily "
              "shared 2-core CPU this one fit took an hour. Not comparable with the paper's row.",
-    "linear-20-n100": "DiBS was not run to completion here: one DiBS fit at p = 20 ran over "
-                      "40 minutes on the shared 2-core CPU and was stopped; "
-                      "`prodag bench linear-20-n100 --method DiBS` adds it.",
+    "linear-20-n100": "DiBS is missing: one DiBS fit at p = 20 ran over 40 minutes on the "
+                      "shared 2-core CPU and was stopped; `prodag bench linear-20-n100` runs "
+                      "it with the others when there is time.",
 }
 """What a reader must know about each experiment's run, printed under its table."""
 
