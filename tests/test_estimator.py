@@ -136,6 +136,7 @@ GOOD = _chain_data(40)
     ({"prior_std": 0.0}, "prior_std"),
     ({"validation_fraction": 1.5}, "validation_fraction"),
     ({"max_epochs": 0}, "max_epochs"),
+    ({"sem": "mlp", "hidden_layers": 0}, "hidden_layers"),
 ])
 def test_bad_parameters_raise_at_fit(params, match):
     est = ProDAG(progress=False, **params)  # constructing never fails (scikit-learn style)

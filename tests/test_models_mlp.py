@@ -256,3 +256,12 @@ def test_proposition_2_matches_a_direct_solution_of_the_grouped_projection(seed,
     np.testing.assert_allclose(got, want, atol=2e-4)
     if np.isfinite(radius):
         assert abs(np.linalg.norm(want, axis=-1).sum() - radius) < 1e-4  # the ball binds
+
+
+def test_estimator_passes_hidden_layers_to_the_model():
+    from prodag.models import make_model
+
+    model = make_model("mlp", hidden_units=3, hidden_layers=2, bias=False)
+    assert model.weight_shapes(4) == MLPSEM(hidden_units=3, hidden_layers=2,
+                                            bias=False).weight_shapes(4)
+    assert "W3" in model.weight_shapes(4)

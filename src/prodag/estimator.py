@@ -61,7 +61,8 @@ class ProDAG:
     ----------
     sem : {"linear", "mlp"}
         Structural equation model: linear-Gaussian, or one MLP per node (``hidden_units``,
-        ``activation``, ``bias`` apply to it only).
+        ``hidden_layers``, ``activation``, ``bias`` apply to it only; only the first layer
+        is projected).
     lam : float, inf, None or "learn"
         ℓ1 radius of the projection; ``None`` selects it on a validation split (module doc);
         ``"learn"`` gives every sample its own radius ``λ ~ Exponential(mean m)`` and learns
@@ -108,7 +109,7 @@ class ProDAG:
 
     def __init__(self, sem="linear", lam=None, n_samples=100, max_epochs=1000, patience=5,
                  lr=0.1, prior_mean=0.0, prior_std=1.0, noise_variance=1.0, hidden_units=10,
-                 activation="relu", bias=True, projection="auto", threshold=0.0, n_lambdas=10,
+                 hidden_layers=1, activation="relu", bias=True, projection="auto", threshold=0.0, n_lambdas=10,
                  n_restarts=1, validation_fraction=0.1, steps_per_epoch=10, min_delta=1e-3,
                  standardize=False, seed=None, progress=True):
         self.sem = sem
@@ -121,6 +122,7 @@ class ProDAG:
         self.prior_std = prior_std
         self.noise_variance = noise_variance
         self.hidden_units = hidden_units
+        self.hidden_layers = hidden_layers
         self.activation = activation
         self.bias = bias
         self.projection = projection
@@ -231,6 +233,7 @@ class ProDAG:
                              f"{self.noise_variance!r}.")
         if self.sem == "mlp":
             validation.check_integer("hidden_units", self.hidden_units, minimum=1)
+            validation.check_integer("hidden_layers", self.hidden_layers, minimum=1)
 
     def _dtype(self):
         return jax.dtypes.canonicalize_dtype(np.float64)
@@ -238,7 +241,7 @@ class ProDAG:
     def _model_key(self) -> tuple:
         mlp = self.sem == "mlp"
         return (self.sem, int(self.hidden_units) if mlp else None,
-                self.activation if mlp else None, bool(self.bias) if mlp else None,
+                int(self.hidden_layers) if mlp else None, self.activation if mlp else None, bool(self.bias) if mlp else None,
                 self.projection, float(self.threshold))
 
     def _model(self):
@@ -443,9 +446,10 @@ def _model_and_projection(model_key: tuple):
     """The SEM and the projection ``(W̃, λ) -> W`` (with the optional threshold)."""
     from prodag.projection import project
 
-    sem, hidden_units, activation, bias, method, threshold = model_key
+    sem, hidden_units, hidden_layers, activation, bias, method, threshold = model_key
     model = (make_model(sem) if sem == "linear" else
-             make_model(sem, hidden_units=hidden_units, activation=activation, bias=bias))
+             make_model(sem, hidden_units=hidden_units, hidden_layers=hidden_layers,
+                        activation=activation, bias=bias))
 
     def project_fn(W_tilde, lam):
         W = project(W_tilde, lam, method=method)

@@ -14,13 +14,14 @@ SEM_NAMES = ("linear", "mlp")
 __all__ = ["LinearSEM", "SEM_NAMES", "StructuralEquationModel", "Weights", "make_model"]
 
 
-def make_model(sem: str, *, hidden_units: int = 10, activation: str = "relu",
-               bias: bool = True) -> StructuralEquationModel:
+def make_model(sem: str, *, hidden_units: int = 10, hidden_layers: int = 1,
+               activation: str = "relu", bias: bool = True) -> StructuralEquationModel:
     """The model named ``sem`` (``"linear"`` or ``"mlp"``); MLP options are ignored for linear."""
     if sem == "linear":
         return LinearSEM()
     if sem == "mlp":
         from prodag.models.mlp import MLPSEM
 
-        return MLPSEM(hidden_units=hidden_units, activation=activation, bias=bias)
+        return MLPSEM(hidden_units=hidden_units, activation=activation, bias=bias,
+                      hidden_layers=hidden_layers)
     raise ValueError(f"sem={sem!r} is not a known model; use one of {SEM_NAMES}.")
