@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from prodag.graph import topological_order
 from prodag.validation import check_choice, check_integer, check_positive
 
 GRAPH_KINDS = ("er", "sf")
@@ -138,27 +139,6 @@ def _check_graph_size(p, s) -> tuple[int, int]:
         raise ValueError(f"s = {s} edges is more than a DAG on p = {p} nodes can have "
                          f"(at most p(p-1)/2 = {max_edges}). Lower s or raise p.")
     return p, s
-
-
-def topological_order(adjacency: np.ndarray) -> np.ndarray:
-    """A topological order of the graph ``adjacency (p, p)`` (nonzero = edge), as (p,) ints.
-
-    Raises ``ValueError`` if the graph has a directed cycle.
-    """
-    remaining = np.asarray(adjacency) != 0
-    in_degree = remaining.sum(axis=0)
-    order = []
-    ready = list(np.flatnonzero(in_degree == 0))
-    while ready:
-        node = ready.pop()
-        order.append(node)
-        children = np.flatnonzero(remaining[node])
-        in_degree[children] -= 1
-        ready.extend(children[in_degree[children] == 0])
-    if len(order) < remaining.shape[0]:
-        raise ValueError("The graph has a directed cycle, so it is not a DAG and cannot "
-                         "generate data by an SEM. Remove an edge from each cycle.")
-    return np.array(order, dtype=np.int64)
 
 
 # ---------------------------------------------------------------------------------------------
