@@ -157,7 +157,7 @@ def test_bad_data_raises_data_error(X):
 def test_too_few_rows_for_a_validation_split():
     X = np.random.default_rng(0).standard_normal((4, 3))
     with pytest.raises(DataError, match="validation"):
-        ProDAG(progress=False).fit(X)
+        ProDAG(select_by="validation", progress=False).fit(X)
 
 
 def test_validation_rows_must_match_the_columns():

@@ -33,6 +33,9 @@ from jax import lax
 from prodag import variational
 from prodag.models.base import StructuralEquationModel, Weights
 
+SCORE_STREAM = 2 ** 31 - 1
+"""``fold_in`` index of the key stream that scores a finished fit (apart from its steps')."""
+
 ProjectFn = Callable[[jax.Array, jax.Array], jax.Array]
 """``project_fn(W̃ (L, p, p), lam ()) -> W (L, p, p)``, differentiable in both arguments."""
 
@@ -51,12 +54,15 @@ class TrainingOptions:
 
 
 class FitResult(NamedTuple):
-    """Outcome of one optimisation: final parameters and the per-epoch objective history."""
+    """Outcome of one optimisation: final parameters, the per-epoch objective history and a
+    low-noise estimate of the final objective (``VariationalInference.negative_elbo``)."""
 
     params: dict[str, Any]
     history: np.ndarray
     """Objective of every epoch run, shape ``(n_epochs,)``."""
     stopped_early: bool
+    objective: float
+    """Negative ELBO per row at ``params``: the score for comparing restarts and radii."""
 
 
 class TrainState(NamedTuple):
@@ -120,6 +126,8 @@ class VariationalInference:
         self.optimizer = optax.adam(options.lr)
         self._run_epochs = jax.jit(self._run_epochs_impl, static_argnums=(0,))
         self._expected_log_likelihood = jax.jit(self._expected_log_likelihood_impl)
+        self._objectives = jax.jit(jax.vmap(self.objective, in_axes=(None, 0, None, None, None,
+                                                                     None)))
 
     # ---- parameters and objective -------------------------------------------------------
 
@@ -156,6 +164,17 @@ class VariationalInference:
         """``E_q[log p(data | ω)]`` estimated with ``n_samples`` draws (a float)."""
         return float(self._expected_log_likelihood(params, key, data, _scalar(lam, params),
                                                    jnp.asarray(noise_variance)))
+
+    def negative_elbo(self, params: dict, key: jax.Array, data: Any, n_rows: int, lam: float,
+                      noise_variance: np.ndarray, n_batches: int = 10) -> float:
+        """The objective (negative ELBO per row) at ``params``, averaged over ``n_batches``
+        independent batches of ``n_samples`` draws: a low-noise score for comparing fits
+        (radii, restarts) on the same data."""
+        keys = jax.random.split(key, n_batches)
+        return float(jnp.mean(self._objectives(params, keys, data,
+                                               jnp.asarray(n_rows, _dtype(params)),
+                                               _scalar(lam, params),
+                                               jnp.asarray(noise_variance, _dtype(params)))))
 
     # ---- the device loop ----------------------------------------------------------------
 
@@ -221,12 +240,17 @@ class VariationalInference:
             if bar is not None:
                 bar.close()
         history = np.asarray(state.history[:epoch])
-        return FitResult(state.params, history, stopped_early=wait >= opts.patience)
+        objective = self.negative_elbo(state.params, jax.random.fold_in(key, SCORE_STREAM), data, n_rows,
+                                       lam, noise_variance)
+        return FitResult(state.params, history, wait >= opts.patience, objective)
+
+
+def _dtype(params: dict):
+    return jax.tree.leaves(params)[0].dtype
 
 
 def _scalar(lam: float, params: dict) -> jax.Array:
-    dtype = jax.tree.leaves(params)[0].dtype
-    return jnp.asarray(lam, dtype)
+    return jnp.asarray(lam, _dtype(params))
 
 
 def _progress_bar(total: int, description: str):

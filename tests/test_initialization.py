@@ -1,0 +1,52 @@
+"""The data-driven start of the linear SEM: top-down order and ordered regressions."""
+
+import numpy as np
+import pytest
+
+from prodag import simulate
+from prodag.initialization import linear_start, ordered_regression, top_down_order
+
+
+def _positions(order):
+    positions = np.empty(len(order), dtype=int)
+    positions[order] = np.arange(len(order))
+    return positions
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_top_down_order_is_a_topological_order_of_the_truth_with_plenty_of_data(seed):
+    data = simulate.dataset(p=8, s=12, n=20000, seed=seed)
+    X = data.X - data.X.mean(axis=0)
+    order = top_down_order(X.T @ X / len(X), np.ones(8))
+    assert sorted(order) == list(range(8))
+    positions = _positions(order)
+    parents, children = np.nonzero(data.adjacency)
+    assert np.all(positions[parents] < positions[children])
+
+
+def test_top_down_order_divides_by_the_noise_variance():
+    # Two independent variables: the one with less variance per unit of noise comes first.
+    covariance = np.diag([4.0, 1.0])
+    assert list(top_down_order(covariance, np.array([1.0, 1.0]))) == [1, 0]
+    assert list(top_down_order(covariance, np.array([16.0, 1.0]))) == [0, 1]
+
+
+def test_ordered_regression_is_least_squares_on_the_predecessors():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 5)) @ rng.normal(size=(5, 5))
+    X -= X.mean(axis=0)
+    order = np.array([3, 0, 4, 1, 2])
+    W = ordered_regression(X.T @ X / len(X), order, ridge=0.0)
+    for place in range(5):
+        child, parents = order[place], order[:place]
+        expected = (np.linalg.lstsq(X[:, parents], X[:, child], rcond=None)[0]
+                    if place else np.zeros(0))
+        np.testing.assert_allclose(W[parents, child], expected, rtol=1e-8, atol=1e-10)
+        later = order[place:]
+        assert np.all(W[later, child] == 0)  # no backward or self weights
+
+
+def test_linear_start_recovers_the_weights_with_plenty_of_data():
+    data = simulate.dataset(p=6, s=8, n=50000, seed=3)
+    start = linear_start(data.X - data.X.mean(axis=0), np.ones(6))
+    np.testing.assert_allclose(start, data.weights, atol=0.05)
