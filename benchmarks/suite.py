@@ -145,8 +145,13 @@ def checkpoint(rows: list[dict]) -> None:
 
 
 def run(names: Sequence[str], *, seeds: int | None = None, quick: bool = False,
-        methods: Sequence[str] | None = None, out: Path = RESULTS_DIR) -> dict[str, list[dict]]:
-    """Run the named experiments and write their JSON, markdown and figure into ``out``."""
+        methods: Sequence[str] | None = None, out: Path = RESULTS_DIR,
+        merge: bool = False) -> dict[str, list[dict]]:
+    """Run the named experiments and write their JSON, markdown and figure into ``out``.
+
+    With ``merge``, the rows of methods not run now are kept from the experiment's existing
+    JSON file (e.g. re-run ProDAG alone beside peers measured earlier on the same datasets).
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     results = {}
@@ -161,6 +166,8 @@ def run(names: Sequence[str], *, seeds: int | None = None, quick: bool = False,
         rows = experiment.runner(seeds=range(n_seeds), quick=quick, methods=methods)
         _checkpoint_path.unlink(missing_ok=True)
         _checkpoint_path = None
+        if merge:
+            rows = kept_rows(out / f"{name}{'-quick' if quick else ''}.json", rows) + rows
         by = ["method"] + ([experiment.sweep] if experiment.sweep else []) + [
             key for key in ("graph",) if key in rows[0]]
         table = summary_table(rows, by)
@@ -169,6 +176,14 @@ def run(names: Sequence[str], *, seeds: int | None = None, quick: bool = False,
         print(markdown(table), flush=True)
         results[name] = rows
     return results
+
+
+def kept_rows(path: Path, new_rows: list[dict]) -> list[dict]:
+    """Rows of ``path`` (an experiment's JSON) whose method is not among ``new_rows``'."""
+    if not path.exists():
+        return []
+    fresh = {row["method"] for row in new_rows}
+    return [row for row in json.loads(path.read_text())["rows"] if row["method"] not in fresh]
 
 
 def write_results(out: Path, experiment: Experiment, rows: list[dict], table: pd.DataFrame,
@@ -231,8 +246,8 @@ def synthetic_runner(p: int, s: int, sem: str = "linear", graph: str = "er",
                      n_grid: Sequence[int] = (10, 30, 100, 300, 1000),
                      quick_n_grid: Sequence[int] = (100,)) -> Callable[..., list[dict]]:
     """A runner of one simulated setting over ``n_grid``: ProDAG through
-    ``benchmarks/synthetic.py``'s ``run_one`` (λ chosen on the simulator's validation rows),
-    the peers on the same datasets."""
+    ``benchmarks/synthetic.py``'s ``run_one`` (λ selected by ProDAG's default, the ELBO),
+    the peers on the same datasets (their λ chosen on the simulator's validation rows)."""
 
     def runner(seeds: Iterable[int], quick: bool = False,
                methods: Sequence[str] | None = None) -> list[dict]:
@@ -338,6 +353,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--method", action="append", dest="methods", help="method to run")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="output folder")
     parser.add_argument("--list", action="store_true", help="list the experiments")
+    parser.add_argument("--merge", action="store_true",
+                        help="keep the rows of methods not run now from the existing results")
     args = parser.parse_args(argv)
     if args.list:
         for name, experiment in EXPERIMENTS.items():
@@ -347,7 +364,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if unknown:
         parser.error(f"unknown experiment(s): {', '.join(sorted(unknown))}")
     run(args.experiments or list(EXPERIMENTS), seeds=args.seeds, quick=args.quick,
-        methods=args.methods, out=args.out)
+        methods=args.methods, out=args.out, merge=args.merge)
 
 
 if __name__ == "__main__":

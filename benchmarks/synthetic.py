@@ -47,6 +47,8 @@ METRICS = ("brier", "eshd", "ef1", "auroc")
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--graph", default="er", choices=["er", "sf"])
+    parser.add_argument("--exponent", type=float, default=2.0,
+                        help="degree exponent of scale-free graphs")
     parser.add_argument("--sem", default="linear", choices=["linear", "mlp"])
     parser.add_argument("--p", type=int, default=20)
     parser.add_argument("--s", type=int, default=40)
@@ -93,7 +95,7 @@ def run_one(args, options: dict, n: int, seed: int) -> dict:
     from prodag import ProDAG, metrics, simulate
 
     data = simulate.dataset(args.p, args.s, n, graph=args.graph, sem=args.sem,
-                            noise=args.noise, seed=seed)
+                            noise=args.noise, exponent=args.exponent, seed=seed)
     est = ProDAG(seed=seed, **options)
     start = time.perf_counter()
     use_val = (options["lam"] is None and options.get("select_by") == "validation"

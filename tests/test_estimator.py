@@ -27,7 +27,8 @@ def _chain_data(n, seed=0, weight=0.8, scale=(1, 1, 1, 1, 1)):
 
 @pytest.fixture(scope="module")
 def chain_fit():
-    """Default settings (λ chosen on a validation split) on a 5-node chain, n = 2000."""
+    """Default settings (λ chosen by the ELBO, data start + prior start) on a 5-node
+    chain, n = 2000."""
     return ProDAG(seed=0, progress=False).fit(_chain_data(2000))
 
 
@@ -135,6 +136,8 @@ GOOD = _chain_data(40)
     ({"projection": "magic"}, "projection"),
     ({"prior_std": 0.0}, "prior_std"),
     ({"validation_fraction": 1.5}, "validation_fraction"),
+    ({"select_by": "bic"}, "select_by"),
+    ({"init": "random"}, "init"),
     ({"max_epochs": 0}, "max_epochs"),
     ({"sem": "mlp", "hidden_layers": 0}, "hidden_layers"),
 ])
@@ -163,3 +166,49 @@ def test_too_few_rows_for_a_validation_split():
 def test_validation_rows_must_match_the_columns():
     with pytest.raises(DataError, match="X_val"):
         ProDAG(progress=False).fit(GOOD, X_val=np.zeros((3, 2)))
+
+
+def test_elbo_selection_keeps_the_best_scored_radius_of_the_grid(chain_fit):
+    path = chain_fit.lambda_path_
+    assert path["criterion"] == "elbo"
+    lambdas, scores = np.array(path["lambdas"]), np.array(path["scores"])
+    np.testing.assert_allclose(lambdas, path["lam_max"] * np.arange(10, 0, -1) / 10)
+    assert chain_fit.lam_ == lambdas[np.argmax(scores)]
+
+
+def test_validation_selection_uses_the_held_out_rows():
+    data = _chain_data(300, seed=3)
+    fit = ProDAG(select_by="validation", seed=0, progress=False, max_epochs=30,
+                 n_restarts=1).fit(data.iloc[:250], X_val=data.iloc[250:])
+    assert fit.lambda_path_["criterion"] == "validation"
+    assert fit.lam_ == fit.lambda_path_["lambdas"][int(np.argmax(fit.lambda_path_["scores"]))]
+
+
+def test_x_val_without_validation_selection_warns():
+    with pytest.warns(UserWarning, match="X_val"):
+        ProDAG(lam=1.0, progress=False, max_epochs=2, n_samples=5).fit(GOOD, X_val=GOOD)
+
+
+def test_data_start_begins_at_the_ordered_regression():
+    from prodag.estimator import DATA_START_STD
+    from prodag.initialization import linear_start
+
+    est = ProDAG(lam=1.0, seed=0, progress=False, n_restarts=3)
+    est._check_params()
+    Z = _chain_data(500).to_numpy()
+    Z = Z - Z.mean(axis=0)
+    engine = est._engine(False)
+    starts = est._starts(engine, Z, np.ones(5), 1.0)
+    assert len(starts) == 3
+    np.testing.assert_allclose(starts[0]["q"]["loc"]["W"], linear_start(Z, np.ones(5)),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.log1p(np.exp(starts[0]["q"]["rho"]["W"])), DATA_START_STD,
+                               rtol=1e-5)
+    for prior_start in starts[1:]:
+        assert np.all(np.asarray(prior_start["q"]["loc"]["W"]) == 0)
+
+
+@pytest.mark.parametrize("settings", [{"activation": "tanh"}, {"hidden_units": 1}])
+def test_network_data_start_needs_relu_pairs(settings):
+    with pytest.raises(ValueError, match="init='data'"):
+        ProDAG(sem="mlp", init="data", progress=False, **settings).fit(GOOD)

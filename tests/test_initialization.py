@@ -50,3 +50,29 @@ def test_linear_start_recovers_the_weights_with_plenty_of_data():
     data = simulate.dataset(p=6, s=8, n=50000, seed=3)
     start = linear_start(data.X - data.X.mean(axis=0), np.ones(6))
     np.testing.assert_allclose(start, data.weights, atol=0.05)
+
+
+@pytest.mark.parametrize("hidden_units, hidden_layers", [(10, 1), (7, 2), (2, 3)])
+def test_relu_network_start_computes_the_linear_start(hidden_units, hidden_layers):
+    import jax.numpy as jnp
+
+    from prodag.initialization import relu_network_start
+    from prodag.models.mlp import MLPSEM
+
+    rng = np.random.default_rng(0)
+    linear, X = rng.normal(size=(5, 5)), rng.normal(size=(9, 5))
+    weights = relu_network_start(linear, hidden_units, hidden_layers)
+    model = MLPSEM(hidden_units, "relu", bias=False, hidden_layers=hidden_layers)
+    assert {k: v.shape for k, v in weights.items()} == model.weight_shapes(5)
+    batched = {name: jnp.asarray(value)[None] for name, value in weights.items()}
+    np.testing.assert_allclose(model.predict_mean(batched, jnp.asarray(X))[0], X @ linear,
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(model.adjacency_of(batched)[0], np.abs(linear), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_relu_network_start_needs_a_pair_of_units():
+    from prodag.initialization import relu_network_start
+
+    with pytest.raises(ValueError, match="hidden_units"):
+        relu_network_start(np.eye(3), 1, 1)

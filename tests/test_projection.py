@@ -103,6 +103,12 @@ def test_l1_matches_bisection(lam):
         np.testing.assert_allclose(out.ravel(), l1_by_bisection(w, lam), atol=1e-9)
 
 
+def test_l1_zero_radius_gives_exact_zeros_with_tied_magnitudes():
+    """Regression: tied float32 magnitudes once left 1e-7 residues at λ = 0."""
+    W = np.full((4, 5, 5), 1.4422144, dtype=np.float32)
+    np.testing.assert_array_equal(np.asarray(l1_ball_projection(W, 0.0)), 0.0)
+
+
 def finite_difference_check(W, lam):
     """Compare the custom VJP of Σ c ⊙ project(W̃, λ) with central differences in float64."""
     rng = np.random.default_rng(0)

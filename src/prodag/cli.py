@@ -97,7 +97,7 @@ def log_transform(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def parse_lam(text: str) -> float | None:
-    """The ``--lam`` text as a radius: ``"auto"`` → ``None`` (chosen on a validation split),
+    """The ``--lam`` text as a radius: ``"auto"`` → ``None`` (chosen by ``--select-by``),
     ``"inf"`` → ∞, else a positive float."""
     value = text.strip().lower()
     if value == "auto":
@@ -148,13 +148,13 @@ def read_graph(path: Path, variables: list[str]) -> np.ndarray:
 
 def fit_posterior(frame: pd.DataFrame, *, sem: str, lam: float | None, n_samples: int,
                   max_epochs: int, seed: int, projection: str, standardize: bool,
-                  prune: float, progress: bool):
+                  prune: float, progress: bool, select_by: str = "elbo", restarts: int = 2):
     """A fitted :class:`prodag.ProDAG` on ``frame`` and the seconds the fit took."""
     from prodag import ProDAG
 
     estimator = ProDAG(sem=sem, lam=lam, n_samples=n_samples, max_epochs=max_epochs, seed=seed,
                        projection=projection, standardize=standardize, threshold=prune,
-                       progress=progress)
+                       progress=progress, select_by=select_by, n_restarts=restarts)
     start = time.perf_counter()
     estimator.fit(frame)
     return estimator, time.perf_counter() - start
@@ -260,8 +260,14 @@ SemOption = Annotated[str, typer.Option(
     help="Structural equation model: 'linear' (weighted adjacency) or 'mlp' (one neural "
          "network per variable).")]
 LamOption = Annotated[str, typer.Option(
-    help="Radius of the l1 ball that sets sparsity: 'auto' chooses it on a 10% validation "
-         "split (fits 11 times), 'inf' applies no l1 constraint, or a positive number.")]
+    help="Radius of the l1 ball that sets sparsity: 'auto' chooses it among 10 radii by "
+         "--select-by (11 fits), 'inf' applies no l1 constraint, or a positive number.")]
+SelectByOption = Annotated[str, typer.Option(
+    help="How --lam auto chooses: 'elbo' (the highest evidence lower bound, all rows fitted) "
+         "or 'validation' (the paper's: likelihood of a 10% held-out split, then a refit).")]
+RestartsOption = Annotated[int, typer.Option(
+    min=1, help="Fits per radius, the best ELBO kept: the first from the data-driven start "
+                "(linear) or the prior (mlp), the others from the prior.")]
 NSamplesOption = Annotated[int, typer.Option(
     min=1, help="Monte Carlo samples of the graph per optimisation step (L).")]
 MaxEpochsOption = Annotated[int, typer.Option(
@@ -295,6 +301,8 @@ def fit(
     = Path("prodag-results"),
     sem: SemOption = "linear",
     lam: LamOption = "auto",
+    select_by: SelectByOption = "elbo",
+    restarts: RestartsOption = 2,
     n_samples: NSamplesOption = 100,
     max_epochs: MaxEpochsOption = 1000,
     seed: SeedOption = 0,
@@ -326,12 +334,13 @@ def fit(
     estimator, seconds = fit_posterior(
         frame, sem=sem, lam=parse_lam(lam), n_samples=n_samples, max_epochs=max_epochs,
         seed=seed, projection=projection, standardize=standardize, prune=prune,
-        progress=progress)
+        progress=progress, select_by=select_by, restarts=restarts)
     results = write_results(estimator, variables, out, threshold=threshold, n_draws=n_draws)
     edges = ranked_edges(results["probabilities"], variables, results["samples"], threshold)
     summary = {
         "data": str(data), "n": len(frame), "p": len(variables), "variables": variables,
-        "options": {"sem": sem, "lam": lam, "n_samples": n_samples, "max_epochs": max_epochs,
+        "options": {"sem": sem, "lam": lam, "select_by": select_by, "restarts": restarts,
+                    "n_samples": n_samples, "max_epochs": max_epochs,
                     "seed": seed, "projection": projection, "standardize": standardize,
                     "prune": prune, "log_transform": log_transform_data, "threshold": threshold,
                     "n_draws": n_draws},
@@ -526,6 +535,9 @@ def bench(
     = Path("benchmarks/results"),
     list_experiments: Annotated[bool, typer.Option(
         "--list", help="List the experiments and exit.")] = False,
+    merge: Annotated[bool, typer.Option(
+        help="Keep the rows of methods not run now from the existing results in --out "
+             "(e.g. re-run ProDAG alone beside peers measured earlier).")] = False,
 ):
     """Run the benchmark suite: the paper's experiments, ProDAG beside installed peers.
 
@@ -544,7 +556,7 @@ def bench(
         raise ValueError(f"unknown experiment(s) {', '.join(unknown)}; choose from "
                          f"{', '.join(suite.EXPERIMENTS)} (see prodag bench --list)")
     suite.run(experiments or list(suite.EXPERIMENTS), seeds=seeds, quick=quick,
-              methods=methods, out=out)
+              methods=methods, out=out, merge=merge)
 
 
 def _load_suite():

@@ -54,7 +54,7 @@ import pandas as pd
 
 from prodag import validation
 from prodag.inference import FitResult, TrainingOptions, VariationalInference
-from prodag.initialization import linear_start
+from prodag.initialization import linear_start, relu_network_start
 from prodag.models import SEM_NAMES, make_model
 from prodag.posterior import (PosteriorSampler, edge_frequencies, flatten_tree,
                               mean_weight_given_edge, read_npz, unflatten_tree, write_npz)
@@ -249,9 +249,11 @@ class ProDAG:
         validation.check_choice("projection", self.projection, PROJECTION_METHODS)
         validation.check_choice("select_by", self.select_by, SELECTION_CRITERIA)
         validation.check_choice("init", self.init, INITS)
-        if self.init == "data" and self.sem != "linear":
-            raise ValueError("init='data' (a start from ordered regressions) exists for "
-                             "sem='linear' only; use init='prior' or 'auto' for this model.")
+        if self.init == "data" and self.sem == "mlp" and (self.activation != "relu"
+                                                           or self.hidden_units < 2):
+            raise ValueError("init='data' starts each network as the linear start with ReLU "
+                             "units in +/- pairs: it needs activation='relu' and "
+                             "hidden_units >= 2; use init='prior' for this network.")
         if self.lam is not None and not (isinstance(self.lam, str) and self.lam == "learn"):
             if isinstance(self.lam, str):
                 raise ValueError(f"lam must be None, a positive number, inf or 'learn'; "
@@ -317,14 +319,20 @@ class ProDAG:
 
     def _starts(self, engine, Z, noise, lam_mean) -> list[dict]:
         """The ``n_restarts`` starting parameters: with the data start (``init``), the first
-        is ``loc`` from ``initialization.linear_start`` with σ = ``DATA_START_STD``; every
-        other start is the prior."""
+        has its means from ``prodag.initialization`` (biases 0) and σ = ``DATA_START_STD``;
+        every other start is the prior."""
         prior = engine.init_params(Z.shape[1], noise, self._dtype(), lam_mean)
         starts = [prior] * self.n_restarts
         if self._init() == "data":
-            loc = jnp.asarray(linear_start(Z, noise), self._dtype())
-            rho = jnp.full_like(loc, inverse_softplus(DATA_START_STD))
-            starts[0] = {**prior, "q": {"loc": {"W": loc}, "rho": {"W": rho}}}
+            means = linear_start(Z, noise)
+            if self.sem == "mlp":
+                means = relu_network_start(means, self.hidden_units, self.hidden_layers)
+            else:
+                means = {"W": means}
+            loc = {name: jnp.asarray(means[name], self._dtype()) if name in means
+                   else jnp.zeros_like(value) for name, value in prior["q"]["loc"].items()}
+            rho = jax.tree.map(lambda x: jnp.full_like(x, inverse_softplus(DATA_START_STD)), loc)
+            starts[0] = {**prior, "q": {"loc": loc, "rho": rho}}
         return starts
 
     def _init(self) -> str:

@@ -63,3 +63,32 @@ def linear_start(X: np.ndarray, noise_variance: np.ndarray, ridge: float = 0.01)
     """Start ``loc (p, p)`` for the linear SEM from centred data ``X (n, p)``."""
     covariance = X.T @ X / X.shape[0]
     return ordered_regression(covariance, top_down_order(covariance, noise_variance), ridge)
+
+
+def relu_network_start(linear: np.ndarray, hidden_units: int,
+                       hidden_layers: int) -> dict[str, np.ndarray]:
+    """First, further and output layer weights of ``MLPSEM`` (ReLU, no biases) under which
+    node ``k``'s network computes ``Σ_j linear[j, k] x_j`` exactly.
+
+    Units come in pairs: ``h = hidden_units // 2`` units see ``+c·z_k`` and ``h`` see
+    ``−c·z_k`` with ``z_k = Σ_j linear[j, k] x_j`` and ``c = 1/√(2h)``, and the output layer
+    takes ``(relu(c z) − relu(−c z)) / c = z``; an odd unit out gets zero weights. Further
+    hidden layers are identities (ReLU of a nonnegative value is itself). So the first-layer
+    group norm ``‖ω_jk‖₂`` equals ``|linear[j, k]|``.
+
+    Returns ``{"W1": (p, p, d), "W2" … "W{H}": (p, d, d), "W{H+1}": (p, d)}``.
+    """
+    p, d = linear.shape[0], hidden_units
+    if d < 2:
+        raise ValueError("the network start needs hidden_units >= 2 (a +/- pair of units).")
+    half = d // 2
+    c = 1.0 / np.sqrt(2 * half)
+    direction = np.zeros(d)
+    direction[:half], direction[half:2 * half] = c, -c
+    output = np.zeros(d)
+    output[:half], output[half:2 * half] = 1.0 / (c * half), -1.0 / (c * half)
+    weights = {"W1": linear[:, :, None] * direction}
+    for layer in range(2, hidden_layers + 1):
+        weights[f"W{layer}"] = np.broadcast_to(np.eye(d), (p, d, d)).copy()
+    weights[f"W{hidden_layers + 1}"] = np.broadcast_to(output, (p, d)).copy()
+    return weights

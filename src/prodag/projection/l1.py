@@ -30,7 +30,8 @@ def _soft_threshold_level(magnitudes: jax.Array, lam: jax.Array) -> jax.Array:
     n_active = jnp.max(jnp.where(positive, jnp.arange(1, n + 1), 0))
     safe = jnp.maximum(n_active, 1)
     theta = (cumulative[safe - 1] - finite_lam) / safe.astype(magnitudes.dtype)
-    return jnp.where(n_active > 0, theta, sorted_desc[0])
+    # λ = 0 is special-cased: with tied magnitudes the running means round just below them.
+    return jnp.where((n_active > 0) & (finite_lam > 0), theta, sorted_desc[0])
 
 
 def _project_one(matrix: jax.Array, lam: jax.Array) -> tuple[jax.Array, jax.Array]:
