@@ -36,17 +36,21 @@ PAPER_ROWS = {
 
 NOTES = {
     "sachs": "Split s: rows shuffled with seed s, 10% held out as the validation set, 90% "
-             "fitted. **ProDAG** follows the paper's protocol (λ chosen on the validation "
-             "rows, weights |w| ≤ 0.1 zeroed); **ProDAG λ=2** fixes the radius at a value "
-             "picked by scoring a 5-point sweep against the consensus graph, so it is tuned "
-             "on the ground truth (see `benchmarks/sachs.py`). Times are inflated: the 2-core "
-             "machine ran ~15 processes at once.",
+             "fitted; weights |w| ≤ 0.1 zeroed as in the paper's implementation. **ProDAG**: "
+             "prodag's defaults (λ chosen by the ELBO); **ProDAG (validation)**: the paper's "
+             "protocol (λ chosen on the validation rows); **ProDAG λ=2** fixes the radius at "
+             "a value picked by scoring a 5-point sweep against the consensus graph, so it is "
+             "tuned on the ground truth (see `benchmarks/sachs.py`). DAGMA rows: an earlier "
+             "run (2026-11-21, ~15 processes on the 2-core machine, times inflated), kept by "
+             "`prodag bench sachs --merge`.",
     "munin": "Budget settings, far below the paper's (see `benchmarks/munin.py`): one dataset, "
              "L = 10 Monte Carlo samples, 4 radii, at most 40 epochs per fit; on a heavily "
              "shared 2-core CPU this one fit took an hour. Not comparable with the paper's row.",
     "linear-20-n100": "DiBS is missing: one DiBS fit at p = 20 ran over 40 minutes on the "
                       "shared 2-core CPU and was stopped; `prodag bench linear-20-n100` runs "
-                      "it with the others when there is time.",
+                      "it with the others when there is time. DAGMA rows: an earlier run "
+                      "(2026-11-21), kept by `--merge`; ProDAG times: 3 processes sharing "
+                      "the 2 cores.",
 }
 """What a reader must know about each experiment's run, printed under its table."""
 
