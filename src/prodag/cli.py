@@ -532,8 +532,9 @@ def bench(
     methods: Annotated[Optional[list[str]], typer.Option(
         "--method", help="Methods to compare (repeat the option); default ProDAG plus every "
                          "installed peer (DAGMA, DiBS).")] = None,
-    out: Annotated[Path, typer.Option(help="Folder for the JSON results and figures.")]
-    = Path("benchmarks/results"),
+    out: Annotated[Optional[Path], typer.Option(
+        help="Folder for the JSON results and figures; default: benchmarks/results of the "
+             "checkout that holds the suite.")] = None,
     list_experiments: Annotated[bool, typer.Option(
         "--list", help="List the experiments and exit.")] = False,
     merge: Annotated[bool, typer.Option(
@@ -557,7 +558,7 @@ def bench(
         raise ValueError(f"unknown experiment(s) {', '.join(unknown)}; choose from "
                          f"{', '.join(suite.EXPERIMENTS)} (see prodag bench --list)")
     suite.run(experiments or list(suite.EXPERIMENTS), seeds=seeds, quick=quick,
-              methods=methods, out=out, merge=merge)
+              methods=methods, out=out or suite.RESULTS_DIR, merge=merge)
 
 
 def _load_suite():
