@@ -135,7 +135,7 @@ class ProDAG:
     Attributes (after ``fit``)
     --------------------------
     params_ : dict of numpy arrays — variational parameters (and log noise variances).
-    lam_ : float — ℓ1 radius used. ``lambda_path_`` : dict — grid and validation scores.
+    lam_ : float — ℓ1 radius used. ``lambda_path_`` : dict — grid and criterion scores.
     columns_ : list of str. ``n_features_in_`` : int. ``history_`` : (epochs,) objective.
     objective_ : float — low-noise negative ELBO per row of the kept fit (compare fits by it).
     mean_, scale_ : (p,) preprocessing. ``noise_variance_`` : (p,). ``seed_`` : int.

@@ -1,4 +1,5 @@
-"""Data-driven starting points for the linear SEM's variational means.
+"""Data-driven starting points for the variational means (linear SEM; ReLU MLP via the same
+linear fit, see ``relu_network_start``).
 
 The ELBO has local optima, one per topological order roughly, and a fit started at the prior
 can lock into a wrong order. For the linear-Gaussian SEM with known noise variances there is a
