@@ -322,23 +322,24 @@ class ProDAG:
 
     def _starts(self, engine, Z, noise, lam_mean) -> list[dict]:
         """The ``n_restarts`` starting parameters: with the data start (``init``), starts
-        0, 2, 4, … have their means from ``prodag.initialization`` (biases 0) and
-        σ = ``DATA_START_STD`` (they differ only in their training keys); the others are the
-        prior."""
+        0, 2, 4, … are ``_data_start`` (they differ only in their training keys) and the others
+        the prior; otherwise all are the prior."""
         prior = engine.init_params(Z.shape[1], noise, self._dtype(), lam_mean)
-        starts = [prior] * self.n_restarts
-        if self._init() == "data":
-            means = linear_start(Z, noise)
-            if self.sem == "mlp":
-                means = relu_network_start(means, self.hidden_units, self.hidden_layers)
-            else:
-                means = {"W": means}
-            loc = {name: jnp.asarray(means[name], self._dtype()) if name in means
-                   else jnp.zeros_like(value) for name, value in prior["q"]["loc"].items()}
-            rho = jax.tree.map(lambda x: jnp.full_like(x, inverse_softplus(DATA_START_STD)), loc)
-            data_start = {**prior, "q": {"loc": loc, "rho": rho}}
-            starts = [data_start if r % 2 == 0 else prior for r in range(self.n_restarts)]
-        return starts
+        if self._init() != "data":
+            return [prior] * self.n_restarts
+        data_start = self._data_start(prior, Z, noise)
+        return [data_start if r % 2 == 0 else prior for r in range(self.n_restarts)]
+
+    def _data_start(self, prior: dict, Z: np.ndarray, noise: np.ndarray) -> dict:
+        """``prior`` with ``q``'s means from ``prodag.initialization`` (biases 0) and
+        σ = ``DATA_START_STD``."""
+        means = linear_start(Z, noise)
+        means = (relu_network_start(means, self.hidden_units, self.hidden_layers)
+                 if self.sem == "mlp" else {"W": means})
+        loc = {name: jnp.asarray(means[name], self._dtype()) if name in means
+               else jnp.zeros_like(value) for name, value in prior["q"]["loc"].items()}
+        rho = jax.tree.map(lambda x: jnp.full_like(x, inverse_softplus(DATA_START_STD)), loc)
+        return {**prior, "q": {"loc": loc, "rho": rho}}
 
     def _init(self) -> str:
         """``init`` with ``"auto"`` resolved: the data start for the linear SEM."""
