@@ -209,6 +209,15 @@ def test_data_start_begins_at_the_ordered_regression():
     assert np.all(np.asarray(starts[1]["q"]["loc"]["W"]) == 0)
 
 
+@pytest.mark.parametrize("sem, restarts, expected", [("linear", None, 3), ("mlp", None, 1),
+                                                      ("mlp", 2, 2)])
+def test_default_restarts_depend_on_the_sem(sem, restarts, expected):
+    est = ProDAG(sem=sem, lam=1.0, n_restarts=restarts, progress=False)
+    est._check_params()
+    engine = est._engine(False)
+    assert len(est._starts(engine, np.zeros((10, 5)), np.ones(5), 1.0)) == expected
+
+
 @pytest.mark.parametrize("settings", [{"activation": "tanh"}, {"hidden_units": 1}])
 def test_network_data_start_needs_relu_pairs(settings):
     with pytest.raises(ValueError, match="init='data'"):

@@ -148,7 +148,8 @@ def read_graph(path: Path, variables: list[str]) -> np.ndarray:
 
 def fit_posterior(frame: pd.DataFrame, *, sem: str, lam: float | None, n_samples: int,
                   max_epochs: int, seed: int, projection: str, standardize: bool,
-                  prune: float, progress: bool, select_by: str = "elbo", restarts: int = 3):
+                  prune: float, progress: bool, select_by: str = "elbo",
+                  restarts: int | None = None):
     """A fitted :class:`prodag.ProDAG` on ``frame`` and the seconds the fit took."""
     from prodag import ProDAG
 
@@ -265,10 +266,11 @@ LamOption = Annotated[str, typer.Option(
 SelectByOption = Annotated[str, typer.Option(
     help="How --lam auto chooses: 'elbo' (the highest evidence lower bound, all rows fitted) "
          "or 'validation' (the paper's: likelihood of a 10% held-out split, then a refit).")]
-RestartsOption = Annotated[int, typer.Option(
-    min=1, help="Fits per radius, the best ELBO kept: the odd-numbered ones from the "
-                "data-driven start (linear) or the prior (mlp), the even-numbered ones from "
-                "the prior.")]
+RestartsOption = Annotated[Optional[int], typer.Option(
+    min=1, show_default="3 for linear, 1 for mlp",
+    help="Fits per radius, the best ELBO kept: the odd-numbered ones from the "
+         "data-driven start (linear) or the prior (mlp), the even-numbered ones from "
+         "the prior.")]
 NSamplesOption = Annotated[int, typer.Option(
     min=1, help="Monte Carlo samples of the graph per optimisation step (L).")]
 MaxEpochsOption = Annotated[int, typer.Option(
@@ -303,7 +305,7 @@ def fit(
     sem: SemOption = "linear",
     lam: LamOption = "auto",
     select_by: SelectByOption = "elbo",
-    restarts: RestartsOption = 3,
+    restarts: RestartsOption = None,
     n_samples: NSamplesOption = 100,
     max_epochs: MaxEpochsOption = 1000,
     seed: SeedOption = 0,
@@ -340,7 +342,8 @@ def fit(
     edges = ranked_edges(results["probabilities"], variables, results["samples"], threshold)
     summary = {
         "data": str(data), "n": len(frame), "p": len(variables), "variables": variables,
-        "options": {"sem": sem, "lam": lam, "select_by": select_by, "restarts": restarts,
+        "options": {"sem": sem, "lam": lam, "select_by": select_by,
+                    "restarts": estimator.n_restarts_,
                     "n_samples": n_samples, "max_epochs": max_epochs,
                     "seed": seed, "projection": projection, "standardize": standardize,
                     "prune": prune, "log_transform": log_transform_data, "threshold": threshold,

@@ -23,9 +23,9 @@ fit ``n_lambdas`` radii ``λ_max·k/n_lambdas`` and keep the best by ``select_by
   ``X_val`` if given, else ``⌊validation_fraction · n⌉`` rows split off, then a refit on all
   rows at the chosen radius.
 
-Starts: each radius is fitted ``n_restarts`` times, alternately from ``init`` and from the
-prior, and the fit with the highest ELBO is kept. For the linear SEM the first start is
-data-driven (``prodag.initialization``: ridge regressions along the top-down equal-variance
+Starts: each radius is fitted ``n_restarts`` times (default: 3 for the linear SEM, 1 for the
+MLP), alternately from ``init`` and from the prior, and the fit with the highest ELBO is kept.
+For the linear SEM the first start is data-driven (``prodag.initialization``: ridge regressions along the top-down equal-variance
 order). Warm starts along the λ path were measured worse than fresh starts: a fresh Adam state
 takes lr-sized steps in every coordinate, which knocks a converged posterior into another
 order. ``lam="learn"`` gives each sample an exponential radius with a learned mean (see
@@ -118,12 +118,14 @@ class ProDAG:
         paper). ``"data"`` (linear SEM only): means from ridge regressions along the top-down
         equal-variance order of the data (``prodag.initialization``), σ = 0.1. ``"auto"``:
         ``"data"`` for the linear SEM, ``"prior"`` otherwise.
-    n_restarts : int
+    n_restarts : int or None
         Fits per radius, alternating between ``init`` (first, third, …) and the prior; the one
-        with the best final ELBO is kept. The ELBO has local optima (roughly one per order);
-        the two starts fail on different datasets, and even the same start ends in different
-        optima under different training keys, so the default 3 (data, prior, data) keeps the
-        best of three (measured in ``benchmarks/synthetic.py``); restarts cost time linearly.
+        with the best final ELBO is kept; restarts cost time linearly. ``None`` (default): 3
+        for the linear SEM, 1 for the MLP. Linear: the ELBO has local optima (roughly one per
+        order), the two starts fail on different datasets, and even the same start ends in
+        different optima under different training keys, so the best of three (data, prior,
+        data) wins. MLP: three prior starts scored the same as one on the paper's p = 10
+        benchmark at 2.5 times the time (``benchmarks/synthetic.py``).
     standardize : bool
         Divide every (centred) column by its standard deviation before fitting.
     seed : int or None
@@ -138,13 +140,14 @@ class ProDAG:
     lam_ : float — ℓ1 radius used. ``lambda_path_`` : dict — grid and criterion scores.
     columns_ : list of str. ``n_features_in_`` : int. ``history_`` : (epochs,) objective.
     objective_ : float — low-noise negative ELBO per row of the kept fit (compare fits by it).
+    n_restarts_ : int — fits per radius used (``n_restarts`` with ``None`` resolved).
     mean_, scale_ : (p,) preprocessing. ``noise_variance_`` : (p,). ``seed_`` : int.
     """
 
     def __init__(self, sem="linear", lam=None, n_samples=100, max_epochs=1000, patience=5,
                  lr=0.1, prior_mean=0.0, prior_std=1.0, noise_variance=1.0, hidden_units=10,
                  hidden_layers=1, activation="relu", bias=True, projection="auto", threshold=0.0,
-                 n_lambdas=10, select_by="elbo", init="auto", n_restarts=3,
+                 n_lambdas=10, select_by="elbo", init="auto", n_restarts=None,
                  validation_fraction=0.1,
                  steps_per_epoch=10, min_delta=1e-3,
                  standardize=False, seed=None, progress=True):
@@ -239,6 +242,7 @@ class ProDAG:
             result = self._fit_once(engine, Z, lam, start_noise, key, "ProDAG")
             self.lambda_path_ = None
         self.lam_ = lam
+        self.n_restarts_ = self._restarts()
         self.params_ = jax.tree.map(np.asarray, result.params)
         self.history_ = result.history
         self.objective_ = result.objective
@@ -267,7 +271,8 @@ class ProDAG:
         validation.check_integer("patience", self.patience, minimum=1)
         validation.check_integer("steps_per_epoch", self.steps_per_epoch, minimum=1)
         validation.check_integer("n_lambdas", self.n_lambdas, minimum=1)
-        validation.check_integer("n_restarts", self.n_restarts, minimum=1)
+        if self.n_restarts is not None:
+            validation.check_integer("n_restarts", self.n_restarts, minimum=1)
         validation.check_positive("lr", self.lr)
         validation.check_positive("prior_std", self.prior_std)
         validation.check_positive("threshold", self.threshold, allow_zero=True)
@@ -309,10 +314,9 @@ class ProDAG:
         """Fit ``n_restarts`` times (keys ``fold_in(key, r)``) from the starts of
         ``_starts``; keep the fit with the lowest final objective (negative ELBO per row)."""
         data = engine.model.prepare_data(jnp.asarray(Z, self._dtype()))
-        best = None
+        best, total = None, self._restarts()
         for restart, start in enumerate(self._starts(engine, Z, noise, lam_mean)):
-            label = description + (f" (start {restart + 1}/{self.n_restarts})"
-                                   if self.n_restarts > 1 else "")
+            label = description + (f" (start {restart + 1}/{total})" if total > 1 else "")
             result = engine.fit(start, data, Z.shape[0], lam, noise,
                                 jax.random.fold_in(key, restart), progress=self.progress,
                                 description=label)
@@ -326,9 +330,9 @@ class ProDAG:
         the prior; otherwise all are the prior."""
         prior = engine.init_params(Z.shape[1], noise, self._dtype(), lam_mean)
         if self._init() != "data":
-            return [prior] * self.n_restarts
+            return [prior] * self._restarts()
         data_start = self._data_start(prior, Z, noise)
-        return [data_start if r % 2 == 0 else prior for r in range(self.n_restarts)]
+        return [data_start if r % 2 == 0 else prior for r in range(self._restarts())]
 
     def _data_start(self, prior: dict, Z: np.ndarray, noise: np.ndarray) -> dict:
         """``prior`` with ``q``'s means from ``prodag.initialization`` (biases 0) and
@@ -340,6 +344,12 @@ class ProDAG:
                else jnp.zeros_like(value) for name, value in prior["q"]["loc"].items()}
         rho = jax.tree.map(lambda x: jnp.full_like(x, inverse_softplus(DATA_START_STD)), loc)
         return {**prior, "q": {"loc": loc, "rho": rho}}
+
+    def _restarts(self) -> int:
+        """``n_restarts`` with ``None`` resolved: 3 for the linear SEM, 1 for the MLP."""
+        if self.n_restarts is None:
+            return 3 if self.sem == "linear" else 1
+        return int(self.n_restarts)
 
     def _init(self) -> str:
         """``init`` with ``"auto"`` resolved: the data start for the linear SEM."""
@@ -512,6 +522,7 @@ class ProDAG:
         est.seed_ = int(metadata["seed_"])
         est.lambda_path_ = metadata["lambda_path_"]
         est.objective_ = float(metadata["objective_"])
+        est.n_restarts_ = est._restarts()
         est.params_ = unflatten_tree({k.removeprefix("params/"): v for k, v in arrays.items()
                                       if k.startswith("params/")})
         for name in ("mean_", "scale_", "history_", "noise_variance_"):
