@@ -12,7 +12,8 @@ the output folder:
 * ``<name>.png``: metric against n (synthetic sweeps) or a bar chart (single-setting studies).
 
 Peers (DAGMA, DiBS) come from ``benchmarks/peers.py`` and run only when their packages are
-installed (``pip install -e '.[peers]'``); otherwise the suite prints a note and runs ProDAG.
+installed (the commands are in its ``_INSTALL``); otherwise the suite prints a note with the
+command and runs ProDAG.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def peer_fitters(data, seed: int, sem: str = "linear", quick: bool = False) -> d
     fitters = {}
     for name in getattr(peers, "PEERS", {}):
         if not peers.is_available(name):
-            _note(f"{name} skipped: not installed (pip install -e '.[peers]')")
+            _note(f"{name} skipped: not installed ({peers.install_command(name)})")
             continue
         fitters[PEER_LABELS.get(name, name)] = _timed(peers.fit_peer, name, data, sem=sem,
                                                       seed=seed, quick=quick)

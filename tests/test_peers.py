@@ -73,3 +73,22 @@ def test_dagma_recovers_an_easy_chain():
     expected = np.zeros((3, 3), dtype=bool)
     expected[0, 1] = expected[1, 0] = expected[1, 2] = expected[2, 1] = True
     np.testing.assert_array_equal(skeleton, expected)  # λ = 1 gives the empty graph: not chosen
+
+
+def test_dibs_plus_reuses_the_dibs_run_on_the_same_data(monkeypatch):
+    runs = []
+
+    def fake_run(X, seed, sem, n_particles, steps, edges_per_node):
+        runs.append(seed)
+        graphs = np.zeros((n_particles, X.shape[1], X.shape[1]), dtype=np.int64)
+        return graphs, np.full(n_particles, 1.0 / n_particles)
+
+    monkeypatch.setattr(peers, "_run_dibs", fake_run)
+    monkeypatch.setattr(peers, "_last_dibs_run", {})
+    X = np.random.default_rng(0).normal(size=(20, 4))
+    assert peers.fit_dibs(X, None, 0).shape == (peers.DIBS_PARTICLES, 4, 4)
+    assert peers.fit_dibs_plus(X, None, 0).shape == (peers.DIBS_PLUS_DRAWS, 4, 4)
+    assert runs == [0]
+    peers.fit_dibs(X, None, 1)
+    peers.fit_dibs(X + 1.0, None, 1)
+    assert runs == [0, 1, 1]
