@@ -40,7 +40,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from suite import checkpoint, peer_fitters, posterior_metrics, select_methods  # noqa: E402
+from suite import (checkpoint, peer_fitters, posterior_metrics, resumed_rows,  # noqa: E402
+                   select_methods)
 
 PAPER_PRODAG = {"brier": 146.0, "eshd": 201.0, "ef1": 37.0, "auroc": 87.0}
 N = 100
@@ -77,6 +78,9 @@ def run(seeds: Iterable[int] = range(10), quick: bool = False,
                                   **peer_fitters(data, seed, sem="linear", quick=quick)},
                                  methods)
         for method, fit in fitters.items():
+            if done := resumed_rows(method, seed=seed):
+                rows += done
+                continue
             samples, seconds = fit()
             rows.append({"method": method, "seed": seed, "n": N, "seconds": round(seconds, 2),
                          **posterior_metrics(truth, samples)})

@@ -39,7 +39,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from suite import checkpoint, peer_fitters, posterior_metrics, select_methods  # noqa: E402
+from suite import (checkpoint, peer_fitters, posterior_metrics, resumed_rows,  # noqa: E402
+                   select_methods)
 
 PAPER_PRODAG = {"brier": 16.0, "eshd": 18.0, "ef1": 24.0, "auroc": 60.0}
 N_DRAWS = 1000
@@ -99,6 +100,9 @@ def run(seeds: Iterable[int] = range(10), quick: bool = False,
                                                           quick=quick),
              **peer_fitters(rows_of_split, split, quick=quick)}, methods)
         for method, fit in fitters.items():
+            if done := resumed_rows(method, split=split):
+                rows += done
+                continue
             samples, seconds = fit()
             for graph_name, truth in graphs.items():
                 rows.append({"method": method, "split": split, "graph": graph_name,

@@ -136,6 +136,7 @@ def markdown(table: pd.DataFrame) -> str:
 
 
 _checkpoint_path: Path | None = None
+_resumed: list[dict] = []
 
 
 def checkpoint(rows: list[dict]) -> None:
@@ -145,13 +146,23 @@ def checkpoint(rows: list[dict]) -> None:
         _checkpoint_path.write_text(json.dumps(rows, default=float) + "\n")
 
 
+def resumed_rows(method: str, **keys) -> list[dict]:
+    """The rows of ``method`` at ``keys`` (e.g. ``seed=3``) that the interrupted run being
+    resumed (``run(..., resume=True)``) had checkpointed; runners reuse them instead of
+    fitting again. Empty when there are none."""
+    return [row for row in _resumed
+            if row["method"] == method and all(row.get(k) == v for k, v in keys.items())]
+
+
 def run(names: Sequence[str], *, seeds: int | None = None, quick: bool = False,
         methods: Sequence[str] | None = None, out: Path = RESULTS_DIR,
-        merge: bool = False) -> dict[str, list[dict]]:
+        merge: bool = False, resume: bool = False) -> dict[str, list[dict]]:
     """Run the named experiments and write their JSON, markdown and figure into ``out``.
 
     With ``merge``, the rows of methods not run now are kept from the experiment's existing
     JSON file (e.g. re-run ProDAG alone beside peers measured earlier on the same datasets).
+    With ``resume``, the fits an interrupted run checkpointed (``<name>.partial.json``) are
+    taken from that file instead of being run again.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -162,11 +173,15 @@ def run(names: Sequence[str], *, seeds: int | None = None, quick: bool = False,
         print(f"\n== {name}: {experiment.description} ({n_seeds} seeds"
               f"{', quick' if quick else ''})", flush=True)
         start = time.perf_counter()
-        global _checkpoint_path
+        global _checkpoint_path, _resumed
         _checkpoint_path = out / f"{name}{'-quick' if quick else ''}.partial.json"
+        _resumed = (json.loads(_checkpoint_path.read_text())
+                    if resume and _checkpoint_path.exists() else [])
+        if _resumed:
+            print(f"  resuming: {len(_resumed)} rows from {_checkpoint_path}", flush=True)
         rows = experiment.runner(seeds=range(n_seeds), quick=quick, methods=methods)
         _checkpoint_path.unlink(missing_ok=True)
-        _checkpoint_path = None
+        _checkpoint_path, _resumed = None, []
         if merge:
             rows = kept_rows(out / f"{name}{'-quick' if quick else ''}.json", rows) + rows
         by = ["method"] + ([experiment.sweep] if experiment.sweep else []) + [
@@ -275,6 +290,9 @@ def synthetic_runner(p: int, s: int, sem: str = "linear", graph: str = "er",
                     {"ProDAG": lambda: synthetic.run_one(args, options, n, seed),
                      **peer_fitters(data, seed, sem=sem, quick=quick)}, methods)
                 for method, fit in fitters.items():
+                    if done := resumed_rows(method, n=n, seed=seed):
+                        rows += done
+                        continue
                     if method == "ProDAG":
                         row = fit()
                         scores = {k: row[k] for k in METRICS}
@@ -356,6 +374,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--list", action="store_true", help="list the experiments")
     parser.add_argument("--merge", action="store_true",
                         help="keep the rows of methods not run now from the existing results")
+    parser.add_argument("--resume", action="store_true",
+                        help="reuse the fits an interrupted run checkpointed")
     args = parser.parse_args(argv)
     if args.list:
         for name, experiment in EXPERIMENTS.items():
@@ -365,7 +385,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if unknown:
         parser.error(f"unknown experiment(s): {', '.join(sorted(unknown))}")
     run(args.experiments or list(EXPERIMENTS), seeds=args.seeds, quick=args.quick,
-        methods=args.methods, out=args.out, merge=args.merge)
+        methods=args.methods, out=args.out, merge=args.merge, resume=args.resume)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""The benchmark suite's bookkeeping (benchmarks/suite.py): merging re-runs with old rows."""
+"""The benchmark suite's bookkeeping (benchmarks/suite.py): merging re-runs with old rows,
+resuming interrupted runs."""
 
 import importlib.util
 import json
@@ -22,3 +23,55 @@ def test_kept_rows_keep_only_the_methods_not_run_again(tmp_path):
     new = [{"method": "ProDAG", "seed": 0, "brier": 5.0}]
     assert suite.kept_rows(path, new) == old[1:]
     assert suite.kept_rows(tmp_path / "missing.json", new) == []
+
+
+def test_resume_reuses_the_checkpointed_fits_and_runs_the_rest(tmp_path, monkeypatch):
+    fitted = []
+
+    def runner(seeds, quick=False, methods=None):
+        rows = []
+        for seed in seeds:
+            for method in ("ProDAG", "DAGMA"):
+                if done := suite.resumed_rows(method, seed=seed):
+                    rows += done
+                    continue
+                fitted.append((method, seed))
+                rows.append({"method": method, "seed": seed, "seconds": 1.0, "brier": 1.0,
+                             "eshd": 2.0, "ef1": 3.0, "auroc": 4.0})
+                suite.checkpoint(rows)
+        return rows
+
+    experiment = suite.Experiment("toy", "toy", runner, seeds=3, sweep=None)
+    monkeypatch.setitem(suite.EXPERIMENTS, "toy", experiment)
+    monkeypatch.setattr(suite, "write_results", lambda out, experiment, rows, *a, **k:
+                        (out / "toy.json").write_text(json.dumps({"rows": rows})))
+    interrupted = [{"method": "ProDAG", "seed": 0, "seconds": 9.0, "brier": 9.0, "eshd": 9.0,
+                    "ef1": 9.0, "auroc": 9.0},
+                   {"method": "DAGMA", "seed": 0, "seconds": 8.0, "brier": 8.0, "eshd": 8.0,
+                    "ef1": 8.0, "auroc": 8.0},
+                   {"method": "ProDAG", "seed": 1, "seconds": 7.0, "brier": 7.0, "eshd": 7.0,
+                    "ef1": 7.0, "auroc": 7.0}]
+    (tmp_path / "toy.partial.json").write_text(json.dumps(interrupted))
+
+    rows = suite.run(["toy"], out=tmp_path, resume=True)["toy"]
+
+    assert fitted == [("DAGMA", 1), ("ProDAG", 2), ("DAGMA", 2)]
+    assert rows[:3] == interrupted
+    assert not (tmp_path / "toy.partial.json").exists()
+    assert suite.resumed_rows("ProDAG", seed=0) == []  # nothing leaks into the next run
+
+
+def test_without_resume_the_checkpoint_is_ignored(tmp_path, monkeypatch):
+    runs = []
+
+    def runner(seeds, quick=False, methods=None):
+        runs.append(suite.resumed_rows("ProDAG", seed=0))
+        return [{"method": "ProDAG", "seed": 0, "seconds": 1.0, "brier": 1.0, "eshd": 1.0,
+                 "ef1": 1.0, "auroc": 1.0}]
+
+    monkeypatch.setitem(suite.EXPERIMENTS, "toy", suite.Experiment("toy", "toy", runner,
+                                                                   seeds=1, sweep=None))
+    monkeypatch.setattr(suite, "write_results", lambda *a, **k: None)
+    (tmp_path / "toy.partial.json").write_text(json.dumps([{"method": "ProDAG", "seed": 0}]))
+    suite.run(["toy"], out=tmp_path)
+    assert runs == [[]]

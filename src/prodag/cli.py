@@ -543,6 +543,9 @@ def bench(
     merge: Annotated[bool, typer.Option(
         help="Keep the rows of methods not run now from the existing results in --out "
              "(e.g. re-run ProDAG alone beside peers measured earlier).")] = False,
+    resume: Annotated[bool, typer.Option(
+        help="Reuse the fits that an interrupted run saved in --out "
+             "(<experiment>.partial.json) and run only the rest.")] = False,
 ):
     """Run the benchmark suite: the paper's experiments, ProDAG beside installed peers.
 
@@ -561,7 +564,7 @@ def bench(
         raise ValueError(f"unknown experiment(s) {', '.join(unknown)}; choose from "
                          f"{', '.join(suite.EXPERIMENTS)} (see prodag bench --list)")
     suite.run(experiments or list(suite.EXPERIMENTS), seeds=seeds, quick=quick,
-              methods=methods, out=out or suite.RESULTS_DIR, merge=merge)
+              methods=methods, out=out or suite.RESULTS_DIR, merge=merge, resume=resume)
 
 
 def _load_suite():
