@@ -78,6 +78,11 @@ Findings that set the estimator's defaults (linear ER, p = 20, s = 40, n = 100, 
   - Output-layer prior N(0, 1/d) instead of N(0, 1), first layer unchanged (a scratch patch
     of ``prodag.variational``, not in the package; seeds 0-4, one start): Brier 12.0 ± 0.4,
     E-SHD 20.4 ± 0.8 against 13.2 / 17.1: the posterior spreads over more edges.
+  - n = 1000, defaults (seeds 0-2, ``..._mlp_er10_n1000_nobias_r1.json``, tagged
+    scratch_mlp_n1000 inside): Brier 1.75 / 17.0 / 11.2, E-SHD 7.2 / 22.3 / 14.3 (mean
+    10.0 ± 4.4 / 14.6 ± 4.4, E-F1 68.9 %, AUROC 90.8 %), 270-430 s per fit on a CPU shared
+    with one other job. More rows help where the fit finds a good order (seed 0) but seeds 1-2
+    end in poorer optima at larger radii (λ = 51 and 33 against 30), with one start.
   - The MLP on Sachs (6719 rows): a single fit did not finish in 15 minutes.
 * The ELBO has several local optima (topological orders). Four restarts at λ = 21.1
   (n = 1000, seed 2): objectives 28.97/29.05/29.06/29.08 per row ↔ E-SHD 15.9/24.2/19.1/25.6,
