@@ -3,8 +3,9 @@
 Each adapter is ``fit_<peer>(X, X_val, seed, *, sem="linear", quick=False)`` and returns
 posterior graph samples ``(L, p, p)`` as a numpy array (a point estimate is a stack of one),
 ``[j, k] ≠ 0`` meaning the edge j → k, ready for ``prodag.metrics``. The packages are optional
-and never installed by prodag (``install_command(name)`` gives the command; torch CPU first for
-DAGMA): they are imported only when an adapter runs, and a missing one raises :class:`PeerUnavailable` with the command to fix it.
+and never installed by prodag (``install_command(name)`` gives the command; torch CPU first
+for DAGMA): they are imported only when an adapter runs, and a missing one raises
+:class:`PeerUnavailable` with the command to fix it.
 ``is_available(name)`` tells the benchmark suite whether to skip a peer.
 
 Settings (paper Appendix F, where it says; otherwise stated here as our choice):

@@ -12,8 +12,8 @@ the output folder:
 * ``<name>.png``: metric against n (synthetic sweeps) or a bar chart (single-setting studies).
 
 Peers (DAGMA, DiBS) come from ``benchmarks/peers.py`` and run only when their packages are
-installed (the commands are in its ``_INSTALL``); otherwise the suite prints a note with the
-command and runs ProDAG.
+installed (``peers.install_command(name)`` says how); otherwise the suite prints a note with
+that command and runs ProDAG.
 """
 
 from __future__ import annotations
