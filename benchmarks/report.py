@@ -48,9 +48,11 @@ NOTES = {
              "(the paper: L = 100, up to 1000 epochs). Against the paper's row: E-F1 higher, "
              "Brier, E-SHD and AUROC worse. Times: seeds 0-1 about 8 min each alone on the "
              "2-core CPU; seed 2 34 min, sharing the CPU with a DiBS run.",
-    "linear-20-n100": "DiBS is missing: one DiBS fit at p = 20 ran over 40 minutes on the "
-                      "shared 2-core CPU and was stopped; `prodag bench linear-20-n100` runs "
-                      "it with the others when there is time. DAGMA rows: an earlier run "
+    "linear-20-n100": "DiBS and DiBS+ (dibs-lib 1.3.3): 50 SVGD particles, 1000 steps, an "
+                      "Erdős–Rényi prior with 2 edges per node (`benchmarks/peers.py`); one "
+                      "SVGD run per dataset serves both rows, so DiBS+'s time is its "
+                      "resampling alone. DiBS times: 8-9 min per fit alone (seeds 8-9), "
+                      "12-15 min with the CPU shared with one other job (seeds 0-7). DAGMA rows: an earlier run "
                       "(2026-11-21), kept by `--merge`; ProDAG times: 3 processes sharing "
                       "the 2 cores.",
 }
