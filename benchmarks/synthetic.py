@@ -75,6 +75,17 @@ Findings that set the estimator's defaults (linear ER, p = 20, s = 40, n = 100, 
     ``threshold=0.5`` as well (groups of norm ≤ 0.5 zeroed in training and sampling,
     ``..._h3_t05.json``): 12.5 ± 0.9 / 17.7 ± 0.7 / 41.1 ± 3.5 / 73.0 ± 3.4; the threshold
     moves the ELBO's radius (7-37) and E-SHD gets worse.
+  - ``hidden_units=2`` with λ by the ELBO (10 seeds, ``..._nobias_h2.json``, seeds 0-4 and
+    5-9 run as two processes sharing the CPU and merged): Brier 11.0 ± 0.9, E-SHD 16.2 ± 1.1,
+    E-F1 51.6 ± 3.3, AUROC 77.9 ± 2.9 at 25 s per fit, the best of the widths tried (10, 3,
+    2) on every metric, still far from Brier 10 / E-SHD 9. With one unit (seeds 0 and 4):
+    Brier 10.2 / 17.5, E-SHD 19.7 / 17.3, worse.
+  - The first-layer posterior stays at the prior's spread (seed 0, λ = 13.87, 10 units): mean
+    σ 1.06 on the groups of true edges, 0.91 on reversed and absent ones, so a sampled group's
+    norm is ≈ 3 whatever its mean (true edges: mean-vector norm 1.34 on average, 4.6 at most).
+    Starting at σ = 0.1 (the prior's mean, or the linear data start) ends at the same σ and the
+    same metrics (Brier 10.2-10.3, E-SHD 15.7-15.9): Adam at lr 0.1 restores σ within a few
+    epochs, so this is the ELBO's optimum, not an artefact of the start.
   - Output-layer prior N(0, 1/d) instead of N(0, 1), first layer unchanged (a scratch patch
     of ``prodag.variational``, not in the package; seeds 0-4, one start): Brier 12.0 ± 0.4,
     E-SHD 20.4 ± 0.8 against 13.2 / 17.1: the posterior spreads over more edges.
