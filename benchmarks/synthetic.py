@@ -94,7 +94,14 @@ Findings that set the estimator's defaults (linear ER, p = 20, s = 40, n = 100, 
     10.0 ± 4.4 / 14.6 ± 4.4, E-F1 68.9 %, AUROC 90.8 %), 270-430 s per fit on a CPU shared
     with one other job. More rows help where the fit finds a good order (seed 0) but seeds 1-2
     end in poorer optima at larger radii (λ = 51 and 33 against 30), with one start.
-  - The MLP on Sachs (6719 rows): a single fit did not finish in 15 minutes.
+  - The MLP on Sachs (6719 rows): a single fit did not finish in 15 minutes (nor in 25 with
+    the CPU shared, 2026-11-23).
+* MLP, ER p = 20, s = 40, n = 100, defaults (one start; 10 seeds, two processes sharing the
+  CPU, ``..._mlp_er20_n100_nobias_r1.json``): Brier 31.5 ± 1.0, E-SHD 73.3 ± 1.2, E-F1
+  35.0 ± 0.9, AUROC 77.5 ± 1.4 at 214 s per fit. The ELBO takes the grid's smallest radius
+  (λ ≈ 60) on every dataset; E-SHD is worse than the empty graph's 40 because every sampled
+  graph carries some 20 edges drawn by the first layer's prior-sized noise (see above). Three
+  starts (seeds 0-2, ``..._mlp_er20_n100_nobias.json``): 31.8 / 73.4 at 1256 s per fit.
 * The ELBO has several local optima (topological orders). Four restarts at λ = 21.1
   (n = 1000, seed 2): objectives 28.97/29.05/29.06/29.08 per row ↔ E-SHD 15.9/24.2/19.1/25.6,
   so the lowest objective picks the best fit (``n_restarts``), but all four orders were
