@@ -94,6 +94,10 @@ Findings that set the estimator's defaults (linear ER, p = 20, s = 40, n = 100, 
     10.0 ± 4.4 / 14.6 ± 4.4, E-F1 68.9 %, AUROC 90.8 %), 270-430 s per fit on a CPU shared
     with one other job. More rows help where the fit finds a good order (seed 0) but seeds 1-2
     end in poorer optima at larger radii (λ = 51 and 33 against 30), with one start.
+    All 10 seeds (3-9 added 2026-11-23, two processes sharing the CPU, same file): Brier
+    9.8 ± 1.6, E-SHD 13.5 ± 1.8, E-F1 68.4 ± 3.6, AUROC 88.5 ± 2.2 at 390 s per fit; two
+    datasets are near perfect (seeds 0 and 7: Brier 1.75 / 1.03, E-SHD 7.2 / 2.9), the rest
+    sit at Brier 7.7-17.0.
   - The MLP on Sachs (6719 rows): a single fit did not finish in 15 minutes (nor in 25 with
     the CPU shared, 2026-11-23).
 * MLP, ER p = 20, s = 40, n = 100, defaults (one start; 10 seeds, two processes sharing the
