@@ -195,3 +195,20 @@ def test_bench_lists_the_paper_experiments():
     for name in ("sachs", "munin", "linear-20-n100", "linear-er-100", "nonlinear-er-10",
                  "scale-free-3", "heteroscedastic-20"):
         assert name in result.output
+
+
+def test_fit_passes_the_network_options_to_the_mlp(tmp_path):
+    from prodag import ProDAG
+
+    assert invoke("simulate", "--p", 3, "--edges", 2, "--n", 60, "--sem", "mlp",
+                  "--out", tmp_path).exit_code == 0
+    result = invoke("fit", tmp_path / "data.csv", "--out", tmp_path / "out", "--sem", "mlp",
+                    "--hidden-units", 2, "--no-bias", "--lam", "inf", "--max-epochs", 2,
+                    "--n-samples", 4, "--n-draws", 20, "--no-progress")
+    assert result.exit_code == 0, result.output
+    model = ProDAG.load(tmp_path / "out" / "posterior.npz")
+    assert (model.hidden_units, model.bias) == (2, False)
+    assert model.params_["q"]["loc"]["W1"].shape == (3, 3, 2)
+    assert not any(name.startswith("b") for name in model.params_["q"]["loc"])
+    options = json.loads((tmp_path / "out" / "summary.json").read_text())["options"]
+    assert (options["hidden_units"], options["bias"]) == (2, False)
