@@ -84,7 +84,7 @@ Findings that set the estimator's defaults (linear ER, p = 20, s = 40, n = 100, 
     15.2 ± 0.9, E-F1 49.1 ± 4.1, AUROC 73.7 ± 3.5 at 67 s per fit: the better ELBO trades
     Brier for E-SHD (seeds 4-5: Brier 16.3 against 10.9 and 13.0 with one start). Two units
     with biases (``bias=True``, the estimator's default; 10 seeds,
-    ``..._mlp_er10_n100_bias_h2.json``): Brier 11.2 ± 1.0, E-SHD 19.0 ± 1.2, E-F1 49.6 ± 2.9,
+    ``..._mlp_er10_n100_bias_h2.json``): Brier 11.2 ± 1.0, E-SHD 19.0 ± 1.2, E-F1 49.6 ± 2.8,
     AUROC 78.7 ± 2.7 at 48 s per fit: on these bias-free networks, biases cost E-SHD.
   - The first-layer posterior stays at the prior's spread (seed 0, λ = 13.87, 10 units): mean
     σ 1.06 on the groups of true edges, 0.91 on reversed and absent ones, so a sampled group's
