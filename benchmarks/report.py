@@ -52,9 +52,9 @@ NOTES = {
                       "Erdős–Rényi prior with 2 edges per node (`benchmarks/peers.py`); one "
                       "SVGD run per dataset serves both rows, so DiBS+'s time is its "
                       "resampling alone. DiBS times: 8-9 min per fit alone (seeds 8-9), "
-                      "12-15 min with the CPU shared with one other job (seeds 0-7). DAGMA rows: an earlier run "
-                      "(2026-11-21), kept by `--merge`; ProDAG times: 3 processes sharing "
-                      "the 2 cores.",
+                      "12-15 min with the CPU shared with one other job (seeds 0-7). DAGMA "
+                      "rows: an earlier run (2026-11-21), kept by `--merge`; ProDAG times: 3 "
+                      "processes sharing the 2 cores.",
 }
 """What a reader must know about each experiment's run, printed under its table."""
 

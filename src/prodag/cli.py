@@ -149,14 +149,19 @@ def read_graph(path: Path, variables: list[str]) -> np.ndarray:
 def fit_posterior(frame: pd.DataFrame, *, sem: str, lam: float | None, n_samples: int,
                   max_epochs: int, seed: int, projection: str, standardize: bool,
                   prune: float, progress: bool, select_by: str = "elbo",
-                  restarts: int | None = None, hidden_units: int = 10, bias: bool = True):
-    """A fitted :class:`prodag.ProDAG` on ``frame`` and the seconds the fit took."""
+                  restarts: int | None = None, hidden_units: int | None = None,
+                  bias: bool | None = None):
+    """A fitted :class:`prodag.ProDAG` on ``frame`` and the seconds the fit took.
+
+    ``hidden_units`` and ``bias`` left at ``None`` keep the estimator's defaults.
+    """
     from prodag import ProDAG
 
+    network = {name: value for name, value in (("hidden_units", hidden_units), ("bias", bias))
+               if value is not None}
     estimator = ProDAG(sem=sem, lam=lam, n_samples=n_samples, max_epochs=max_epochs, seed=seed,
                        projection=projection, standardize=standardize, threshold=prune,
-                       progress=progress, select_by=select_by, n_restarts=restarts,
-                       hidden_units=hidden_units, bias=bias)
+                       progress=progress, select_by=select_by, n_restarts=restarts, **network)
     start = time.perf_counter()
     estimator.fit(frame)
     return estimator, time.perf_counter() - start
@@ -290,11 +295,12 @@ NDrawsOption = Annotated[int, typer.Option(
 PruneOption = Annotated[float, typer.Option(
     min=0.0, help="Zero projected weights with |w| at or below this value, in standardised "
                   "units (the paper's implementation uses 0.1); 0 keeps the projection as is.")]
-HiddenUnitsOption = Annotated[int, typer.Option(
-    min=1, help="--sem mlp: hidden units per variable's network (the paper's 10; 2 scored "
+HiddenUnitsOption = Annotated[Optional[int], typer.Option(
+    min=1, show_default="10, the estimator's", help="--sem mlp: hidden units per variable's network (the paper's 10; 2 scored "
                 "better on its simulated benchmarks, see the README).")]
-BiasOption = Annotated[bool, typer.Option(
-    "--bias/--no-bias", help="--sem mlp: give the networks' layers biases.")]
+BiasOption = Annotated[Optional[bool], typer.Option(
+    "--bias/--no-bias", show_default="bias, the estimator's",
+    help="--sem mlp: give the networks' layers biases.")]
 ProgressOption = Annotated[bool, typer.Option(
     "--progress/--no-progress", help="Show a progress bar while fitting.")]
 TopOption = Annotated[int, typer.Option(min=1, help="Edges printed in the ranked table.")]
@@ -312,8 +318,8 @@ def fit(
     lam: LamOption = "auto",
     select_by: SelectByOption = "elbo",
     restarts: RestartsOption = None,
-    hidden_units: HiddenUnitsOption = 10,
-    bias: BiasOption = True,
+    hidden_units: HiddenUnitsOption = None,
+    bias: BiasOption = None,
     n_samples: NSamplesOption = 100,
     max_epochs: MaxEpochsOption = 1000,
     seed: SeedOption = 0,
@@ -353,7 +359,8 @@ def fit(
         "data": str(data), "n": len(frame), "p": len(variables), "variables": variables,
         "options": {"sem": sem, "lam": lam, "select_by": select_by,
                     "restarts": estimator.n_restarts_,
-                    **({"hidden_units": hidden_units, "bias": bias} if sem == "mlp" else {}),
+                    **({"hidden_units": estimator.hidden_units, "bias": estimator.bias}
+                       if sem == "mlp" else {}),
                     "n_samples": n_samples, "max_epochs": max_epochs,
                     "seed": seed, "projection": projection, "standardize": standardize,
                     "prune": prune, "log_transform": log_transform_data, "threshold": threshold,
