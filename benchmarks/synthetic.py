@@ -108,6 +108,29 @@ Findings that set the estimator's defaults (linear ER, p = 20, s = 40, n = 100, 
     every metric and 4.5 times faster, though the simulator's networks have 10 units.
   - The MLP on Sachs (6719 rows): a single fit did not finish in 15 minutes (nor in 25 with
     the CPU shared, 2026-11-23).
+* MLP, what the first layer's KL does (2026-11-23; p = 10, s = 20, n = 100, bias=False,
+  ``hidden_units=2`` unless stated; scratch patches of ``prodag.variational`` run through this
+  script, not in the package, so no JSON is kept):
+  - Fixed radii on seed 0 (λ = 2 … 20): the objective is flat (15.77-15.83 per row), E-SHD is
+    15.6 at best (λ = 8) and Brier 8.9 at best (λ = 16), so no radius reaches E-SHD 9.
+  - Weighting the KL by β < 1 (a tempered posterior) in training, seed 0 at fixed λ: β = 0.3
+    on every layer gives E-SHD 12.1 (λ = 8, Brier 11.2), β = 0.1 gives 9.2 (Brier 12.3);
+    β = 0.3 on the first layer alone 10.7 (λ = 16, Brier 10.6); on the other layers alone no
+    change (E-SHD 18-20). The first layer's KL is what holds its σ at the prior's.
+  - With λ selected, 10 seeds: β = 0.3 with λ by the untempered ELBO: Brier 13.6 ± 0.7,
+    E-SHD 14.1 ± 0.6, E-F1 52.7 ± 3.1, AUROC 75.1 ± 2.6; β = 0.1: 15.0 ± 0.7 / 14.2 ± 0.5 /
+    52.3 ± 4.0 / 72.2 ± 3.6; β = 0.3 with λ by the validation rows: 14.3 ± 1.5 / 16.0 ± 1.9 /
+    56.4 / 78.5; β = 0.3 on the first layer alone, by validation: 14.0 ± 1.5 / 14.6 ± 1.8 /
+    60.4 / 79.0 (seed 7: 8.5 / 7.7; seed 2: 22.3 / 24.6 at λ = 43). The tempered ELBO itself
+    takes the grid's largest radius (Brier 16-27). Tempering buys E-SHD with Brier, and no
+    criterion picks its radius reliably, so the estimator has no KL weight.
+  - First-layer prior N(0, 1/d) (group norms ≈ 1 a priori, like a linear weight), seeds 0-4:
+    10 units 11.8 ± 0.5 / 20.2 ± 0.6 / 42.7 / 77.4, 2 units 11.0 ± 0.6 / 17.1 ± 0.6 / 49.2 /
+    77.5, against 13.2 / 17.1 and 11.8 / 17.0 with N(0, 1) on the same datasets.
+  - Averaging the posteriors of all radii with weights ∝ exp(−n · objective) (seeds 0-2 and
+    5-7): the weights sit on one or two radii (≥ 0.82 on one in all six); Brier and E-SHD
+    stay within 0.5 of the selected fit's, E-F1 within 2.1 points, and AUROC rises by up to
+    5.6 points (seeds 1-2) because pairs that one radius never samples get some probability.
 * MLP, ER p = 20, s = 40, n = 100, defaults (one start; 10 seeds, two processes sharing the
   CPU, ``..._mlp_er20_n100_nobias_r1.json``): Brier 31.5 ± 1.0, E-SHD 73.3 ± 1.2, E-F1
   35.0 ± 0.9, AUROC 77.5 ± 1.4 at 214 s per fit. The ELBO takes the grid's smallest radius
