@@ -19,6 +19,7 @@ that command and runs ProDAG.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import platform
 import sys
@@ -260,10 +261,14 @@ def plot_bars(rows: list[dict], title: str):
 def synthetic_runner(p: int, s: int, sem: str = "linear", graph: str = "er",
                      noise: str = "gaussian", exponent: float = 2.0,
                      n_grid: Sequence[int] = (10, 30, 100, 300, 1000),
-                     quick_n_grid: Sequence[int] = (100,)) -> Callable[..., list[dict]]:
+                     quick_n_grid: Sequence[int] = (100,),
+                     variants: dict[str, dict] | None = None) -> Callable[..., list[dict]]:
     """A runner of one simulated setting over ``n_grid``: ProDAG through
     ``benchmarks/synthetic.py``'s ``run_one`` (λ selected by ProDAG's default, the ELBO),
-    the peers on the same datasets (their λ chosen on the simulator's validation rows)."""
+    the peers on the same datasets (their λ chosen on the simulator's validation rows).
+
+    ``variants`` adds ProDAG rows with other estimator options, ``{method name: options}``
+    (e.g. ``{"ProDAG (2 units)": {"hidden_units": 2}}``)."""
 
     def runner(seeds: Iterable[int], quick: bool = False,
                methods: Sequence[str] | None = None) -> list[dict]:
@@ -286,14 +291,18 @@ def synthetic_runner(p: int, s: int, sem: str = "linear", graph: str = "er",
             for seed in seeds:
                 data = simulate.dataset(p, s, n, graph=graph, sem=sem, noise=noise,
                                         exponent=exponent, seed=seed)
+                prodag_fitters = {
+                    name: functools.partial(synthetic.run_one, args, {**options, **extra}, n,
+                                            seed)
+                    for name, extra in {"ProDAG": {}, **(variants or {})}.items()}
                 fitters = select_methods(
-                    {"ProDAG": lambda: synthetic.run_one(args, options, n, seed),
-                     **peer_fitters(data, seed, sem=sem, quick=quick)}, methods)
+                    {**prodag_fitters, **peer_fitters(data, seed, sem=sem, quick=quick)},
+                    methods)
                 for method, fit in fitters.items():
                     if done := resumed_rows(method, n=n, seed=seed):
                         rows += done
                         continue
-                    if method == "ProDAG":
+                    if method in prodag_fitters:
                         row = fit()
                         scores = {k: row[k] for k in METRICS}
                         seconds = row["seconds"]
@@ -334,6 +343,9 @@ EXPERIMENTS: dict[str, Experiment] = {
         _synthetic("linear-er-20", "Linear ER, p = 20, s = 40, Gaussian noise", p=20, s=40),
         _synthetic("linear-er-100", "Linear ER, p = 100, s = 200, Gaussian noise", p=100,
                    s=200),
+        _synthetic("nonlinear-10-n100", "Nonlinear (MLP) ER, p = 10, s = 20, n = 100, Gaussian "
+                   "noise (ProDAG beside the peers)", p=10, s=20, sem="mlp", n_grid=(100,),
+                   variants={"ProDAG (2 units, no bias)": {"hidden_units": 2, "bias": False}}),
         _synthetic("nonlinear-er-10", "Nonlinear (MLP) ER, p = 10, s = 20, Gaussian noise",
                    p=10, s=20, sem="mlp"),
         _synthetic("nonlinear-er-20", "Nonlinear (MLP) ER, p = 20, s = 40, Gaussian noise",

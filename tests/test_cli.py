@@ -192,8 +192,8 @@ def test_demo_scores_its_own_samples_against_both_consensus_graphs(tmp_path):
 def test_bench_lists_the_paper_experiments():
     result = invoke("bench", "--list")
     assert result.exit_code == 0, result.output
-    for name in ("sachs", "munin", "linear-20-n100", "linear-er-100", "nonlinear-er-10",
-                 "scale-free-3", "heteroscedastic-20"):
+    for name in ("sachs", "munin", "linear-20-n100", "linear-er-100", "nonlinear-10-n100",
+                 "nonlinear-er-10", "scale-free-3", "heteroscedastic-20"):
         assert name in result.output
 
 

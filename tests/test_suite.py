@@ -75,3 +75,26 @@ def test_without_resume_the_checkpoint_is_ignored(tmp_path, monkeypatch):
     (tmp_path / "toy.partial.json").write_text(json.dumps([{"method": "ProDAG", "seed": 0}]))
     suite.run(["toy"], out=tmp_path)
     assert runs == [[]]
+
+
+def test_variants_add_prodag_rows_fitted_with_their_own_options(tmp_path, monkeypatch):
+    import synthetic
+
+    calls = []
+
+    def run_one(args, options, n, seed):
+        calls.append(options)
+        return {"seconds": 1.0, "brier": 1.0, "eshd": 2.0, "ef1": 3.0, "auroc": 4.0}
+
+    monkeypatch.setattr(synthetic, "run_one", run_one)
+    monkeypatch.setattr(suite, "peer_fitters", lambda *a, **k: {})
+    monkeypatch.setattr(suite, "checkpoint", lambda rows: None)
+    runner = suite.synthetic_runner(p=3, s=2, sem="mlp", n_grid=(20,),
+                                    variants={"ProDAG (2 units)": {"hidden_units": 2}})
+    rows = runner(seeds=[0])
+
+    assert [row["method"] for row in rows] == ["ProDAG", "ProDAG (2 units)"]
+    assert "hidden_units" not in calls[0] and calls[1]["hidden_units"] == 2
+    assert {k: v for k, v in calls[1].items() if k != "hidden_units"} == calls[0]
+    assert [row["method"] for row in runner(seeds=[0], methods=["prodag (2 units)"])] == [
+        "ProDAG (2 units)"]
