@@ -140,6 +140,13 @@ Findings that set the estimator's defaults (linear ER, p = 20, s = 40, n = 100, 
   ``hidden_units=2`` (10 seeds, same conditions, ``..._mlp_er20_n100_nobias_h2.json``): Brier
   25.8 ± 1.0, E-SHD 45.3 ± 3.0, E-F1 39.9 ± 1.5, AUROC 76.7 ± 1.8 at 98 s per fit; the ELBO
   takes λ ≈ 25 (51.8 on seed 8, its E-SHD 71.6; the other nine 37.9-46.2).
+  At n = 1000 with 2 units (seeds 0-2, sharing the CPU with one other job,
+  ``..._mlp_er20_n1000_nobias_h2.json``): Brier 25.0 ± 10.7, E-SHD 40.6 ± 17.0, E-F1
+  60.0 ± 8.3, AUROC 88.4 ± 2.8 at 419 s per fit; per seed Brier 11.9 / 46.3 / 16.9, E-SHD
+  25.1 / 74.6 / 22.2: on seed 1 the ELBO takes λ = 119 (seeds 0 and 2: 60 and 40) and the
+  samples carry some 60 false edges. The 10-unit default was not run at this size: its first
+  layer costs five times as much per step (L · n · p² · d multiply-adds), so an estimated
+  35 minutes per fit here.
 * The ELBO has several local optima (topological orders). Four restarts at λ = 21.1
   (n = 1000, seed 2): objectives 28.97/29.05/29.06/29.08 per row ↔ E-SHD 15.9/24.2/19.1/25.6,
   so the lowest objective picks the best fit (``n_restarts``), but all four orders were
