@@ -205,8 +205,6 @@ def kept_rows(path: Path, new_rows: list[dict]) -> list[dict]:
 
 def write_results(out: Path, experiment: Experiment, rows: list[dict], table: pd.DataFrame,
                   *, quick: bool, seconds: float) -> None:
-    from prodag import plotting
-
     stem = experiment.name + ("-quick" if quick else "")
     record = {
         "experiment": experiment.name, "description": experiment.description,
@@ -217,12 +215,17 @@ def write_results(out: Path, experiment: Experiment, rows: list[dict], table: pd
     }
     (out / f"{stem}.json").write_text(json.dumps(record, indent=1, default=float) + "\n")
     (out / f"{stem}.md").write_text(f"**{experiment.description}**\n\n" + markdown(table))
-    if experiment.sweep:
-        figure = plotting.plot_benchmark(rows, METRICS, x=experiment.sweep,
-                                         title=experiment.description)
-    else:
-        figure = plot_bars(rows, experiment.description)
-    figure.savefig(out / f"{stem}.png", dpi=130)
+    figure(experiment, rows).savefig(out / f"{stem}.png", dpi=130)
+
+
+def figure(experiment: Experiment, rows: list[dict]):
+    """Metrics against the experiment's sweep column, or bars where it has a single value."""
+    from prodag import plotting
+
+    sweep = experiment.sweep
+    if sweep and len({row[sweep] for row in rows}) > 1:
+        return plotting.plot_benchmark(rows, METRICS, x=sweep, title=experiment.description)
+    return plot_bars(rows, experiment.description)
 
 
 def plot_bars(rows: list[dict], title: str):

@@ -98,3 +98,15 @@ def test_variants_add_prodag_rows_fitted_with_their_own_options(tmp_path, monkey
     assert {k: v for k, v in calls[1].items() if k != "hidden_units"} == calls[0]
     assert [row["method"] for row in runner(seeds=[0], methods=["prodag (2 units)"])] == [
         "ProDAG (2 units)"]
+
+
+def test_a_sweep_with_one_value_is_drawn_as_bars():
+    def rows(ns):
+        return [{"method": m, "n": n, "seed": s, "brier": 1.0 + s, "eshd": 2.0, "ef1": 3.0,
+                 "auroc": 4.0} for m in ("ProDAG", "DAGMA") for n in ns for s in (0, 1)]
+
+    experiment = suite.Experiment("toy", "toy", runner=None)
+    single = suite.figure(experiment, rows([100]))
+    swept = suite.figure(experiment, rows([10, 100]))
+    assert all(ax.patches for ax in single.axes)  # bars on every metric
+    assert not any(ax.patches for ax in swept.axes)
