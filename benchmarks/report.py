@@ -55,6 +55,16 @@ NOTES = {
                       "12-15 min with the CPU shared with one other job (seeds 0-7). DAGMA "
                       "rows: an earlier run (2026-11-21), kept by `--merge`; ProDAG times: 3 "
                       "processes sharing the 2 cores.",
+    "nonlinear-10-n100": "**ProDAG**: prodag's defaults for `sem=\"mlp\"` (10 hidden ReLU units "
+                         "with biases, the paper's network; λ by the ELBO, one start per "
+                         "radius); **ProDAG (2 units, no bias)**: `hidden_units=2, bias=False` "
+                         "(the simulated networks have no biases). Peers not run here: DAGMA's "
+                         "first dataset (its nonlinear model at 10 values of λ) had not "
+                         "finished after 14 minutes on the shared CPU, and DiBS took 8-15 "
+                         "minutes per dataset even in the linear p = 20 experiment. Times: "
+                         "seeds 0-4 with the CPU shared with one other job, seeds 5-9 almost "
+                         "alone (defaults 52-62 s per fit, 2 units 15-19 s; compilation not "
+                         "included after the first fit).",
 }
 """What a reader must know about each experiment's run, printed under its table."""
 
