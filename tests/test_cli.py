@@ -1,6 +1,7 @@
 """The ``prodag`` command: files it writes, numbers it prints, and one-line errors (exit 2)."""
 
 import json
+import os
 
 import numpy as np
 import pandas as pd
@@ -212,3 +213,36 @@ def test_fit_passes_the_network_options_to_the_mlp(tmp_path):
     assert not any(name.startswith("b") for name in model.params_["q"]["loc"])
     options = json.loads((tmp_path / "out" / "summary.json").read_text())["options"]
     assert (options["hidden_units"], options["bias"]) == (2, False)
+
+
+def test_compilation_cache_folder_follows_the_environment(monkeypatch, tmp_path):
+    from prodag.cli import compilation_cache_dir
+
+    monkeypatch.delenv("PRODAG_COMPILATION_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert compilation_cache_dir() == tmp_path / "prodag" / "jax"
+    monkeypatch.setenv("PRODAG_COMPILATION_CACHE", str(tmp_path / "mine"))
+    assert compilation_cache_dir() == tmp_path / "mine"
+    monkeypatch.setenv("PRODAG_COMPILATION_CACHE", "OFF")
+    assert compilation_cache_dir() is None
+
+
+def test_the_console_script_turns_the_compilation_cache_on_unless_told_otherwise(monkeypatch,
+                                                                                 tmp_path):
+    from prodag import cli
+
+    monkeypatch.setattr(cli, "app", lambda: None)
+    monkeypatch.delenv("JAX_COMPILATION_CACHE_DIR", raising=False)
+    monkeypatch.delenv("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", raising=False)
+    monkeypatch.setenv("PRODAG_COMPILATION_CACHE", str(tmp_path / "cache"))
+    cli.main()
+    assert os.environ["JAX_COMPILATION_CACHE_DIR"] == str(tmp_path / "cache")
+
+    monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", "/the/users/own")
+    cli.main()
+    assert os.environ["JAX_COMPILATION_CACHE_DIR"] == "/the/users/own"
+
+    monkeypatch.delenv("JAX_COMPILATION_CACHE_DIR")
+    monkeypatch.setenv("PRODAG_COMPILATION_CACHE", "off")
+    cli.main()
+    assert "JAX_COMPILATION_CACHE_DIR" not in os.environ

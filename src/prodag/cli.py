@@ -12,6 +12,7 @@ import functools
 import importlib.util
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -46,8 +47,34 @@ METRIC_COLUMNS = {"brier": "Brier", "eshd": "E-SHD", "ef1": "E-F1 (%)",
 """The four posterior metrics (keys of :func:`prodag.metrics.evaluate`) and their titles."""
 
 
+COMPILATION_CACHE_VARIABLE = "PRODAG_COMPILATION_CACHE"
+"""Environment variable naming the folder for JAX's compiled programs, or ``off``."""
+
+
+def compilation_cache_dir() -> Path | None:
+    """Where the ``prodag`` command keeps JAX's compiled programs between runs.
+
+    ``$PRODAG_COMPILATION_CACHE`` if set (``off`` for no cache), else
+    ``$XDG_CACHE_HOME/prodag/jax`` (``~/.cache/prodag/jax``). Reusing them saves the
+    compilation at the start of every fit (about 20 s of a first MLP fit on a 2-core CPU).
+    """
+    setting = os.environ.get(COMPILATION_CACHE_VARIABLE, "").strip()
+    if setting.lower() == "off":
+        return None
+    if setting:
+        return Path(setting).expanduser()
+    cache_home = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(cache_home) / "prodag" / "jax"
+
+
 def main() -> None:
-    """Entry point of the ``prodag`` console script."""
+    """Entry point of the ``prodag`` console script: JAX's persistent compilation cache on
+    (``compilation_cache_dir``; a ``JAX_COMPILATION_CACHE_DIR`` of the user's wins), then
+    the command."""
+    directory = compilation_cache_dir()
+    if directory is not None:
+        os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(directory))
+        os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.5")
     app()
 
 
