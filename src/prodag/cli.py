@@ -323,8 +323,9 @@ PruneOption = Annotated[float, typer.Option(
     min=0.0, help="Zero projected weights with |w| at or below this value, in standardised "
                   "units (the paper's implementation uses 0.1); 0 keeps the projection as is.")]
 HiddenUnitsOption = Annotated[Optional[int], typer.Option(
-    min=1, show_default="10, the estimator's", help="--sem mlp: hidden units per variable's network (the paper's 10; 2 scored "
-                "better on its simulated benchmarks, see the README).")]
+    min=1, show_default="10, the estimator's",
+    help="--sem mlp: hidden units per variable's network (the paper's 10; 2 scored better on "
+         "its simulated benchmarks, see the README).")]
 BiasOption = Annotated[Optional[bool], typer.Option(
     "--bias/--no-bias", show_default="bias, the estimator's",
     help="--sem mlp: give the networks' layers biases.")]

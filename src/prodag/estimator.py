@@ -85,10 +85,9 @@ class ProDAG:
         Width ``d`` and depth of each node's network (the paper: 10 units, one layer).
         Narrower networks learn the graph better: on the paper's simulator (p = 10 at
         n = 100 and 1000, p = 20 at n = 100) ``hidden_units=2`` beat 10 on Brier, E-SHD and
-        E-F1 in a half to a quarter of the time,
-        because every first-layer group's posterior keeps the prior's spread, so sampled
-        groups of non-edges have norm ≈ √d and crowd the ℓ1 budget
-        (``benchmarks/synthetic.py``).
+        E-F1 in a half to a quarter of the time, because every first-layer group's posterior
+        keeps the prior's spread, so sampled groups of non-edges have norm ≈ √d and crowd
+        the ℓ1 budget (``benchmarks/synthetic.py``).
     activation : str
         Hidden-layer activation, a key of ``prodag.models.mlp.ACTIVATIONS``.
     bias : bool
