@@ -126,8 +126,7 @@ class VariationalInference:
         self.optimizer = optax.adam(options.lr)
         self._run_epochs = jax.jit(self._run_epochs_impl, static_argnums=(0,))
         self._expected_log_likelihood = jax.jit(self._expected_log_likelihood_impl)
-        self._objectives = jax.jit(jax.vmap(self.objective, in_axes=(None, 0, None, None, None,
-                                                                     None)))
+        self._objectives = jax.jit(self._objectives_impl)
 
     # ---- parameters and objective -------------------------------------------------------
 
@@ -164,6 +163,12 @@ class VariationalInference:
         """``E_q[log p(data | ω)]`` estimated with ``n_samples`` draws (a float)."""
         return float(self._expected_log_likelihood(params, key, data, _scalar(lam, params),
                                                    jnp.asarray(noise_variance)))
+
+    def _objectives_impl(self, params, keys, data, n_rows, lam, noise_variance):
+        # One batch after another (lax.map), not vmap: the same values, and for the MLP
+        # it compiles in 4.9 s instead of 8.6 s (p = 10, L = 100, 2-core CPU).
+        return lax.map(lambda key: self.objective(params, key, data, n_rows, lam,
+                                                  noise_variance), keys)
 
     def negative_elbo(self, params: dict, key: jax.Array, data: Any, n_rows: int, lam: float,
                       noise_variance: np.ndarray, n_batches: int = 10) -> float:
