@@ -23,7 +23,14 @@ against, the consensus graph. Other preprocessing or noise models on split 0 (li
 threshold 0.1) were no better: raw intensities standardised, Brier 29.0 / E-SHD 23.0 /
 E-F1 17.2 % / AUROC 53.9 %; normal scores of the ranks, 33.5 / 27.5 / 10.4 / 40.6;
 ``noise_variance="estimate"`` on the log data (λ 8.6, 21.5 edges per sample),
-29.1 / 24.5 / 25.3 / 52.8.
+29.1 / 24.5 / 25.3 / 52.8. Without standardising (2026-11-23, split 0, ELBO, threshold 0.1):
+log data λ 11.4, 26 edges per sample, 34.0 / 28.1 / 22.6 / 51.9; raw intensities λ 27.7,
+25 edges, 33.0 / 27.0 / 23.3 / 53.0. The paper's path projection (``projection="path"``)
+did not finish one λ path on split 0 in 15 minutes on this CPU. Choosing λ on a held-out
+experimental condition instead of random rows (fit the other eight, ``select_by=validation``):
+holding out cd3cd28 picks λ = 1.8 (5 edges; 19.0 / 17.0 / 17.4 / 52.5), holding out pma
+picks the largest radius (21 edges; 26.9 / 22.0 / 30.8 / 59.0), so it is no reliable rule
+either.
 * Peers (DAGMA, DiBS, when installed and asked for with ``--method``) get the same rows.
 
 Each posterior (1000 sampled DAGs) is scored against the 18-edge consensus graph used in the
