@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from prodag import metrics
-from prodag.cli import app, parse_lam, read_graph
+from prodag.cli import app, parse_lam, print_edges, ranked_edges, read_graph
 
 runner = CliRunner()
 VARIABLES = ["a", "b", "c"]
@@ -156,6 +156,29 @@ def test_fit_writes_consistent_probabilities_samples_and_summary(fitted):
     if listed:
         best = max(summary["edges"], key=lambda e: e["probability"])
         assert f"{best['source']} -> {best['target']}" in output
+
+
+def test_the_edge_table_falls_back_to_the_most_probable_edges_when_none_reaches_the_threshold(
+        capsys):
+    # 10 samples over 3 variables: a -> b in 4, c -> b in 2, nothing else.
+    samples = np.zeros((10, 3, 3))
+    samples[:4, 0, 1] = 0.7
+    samples[4:6, 2, 1] = -0.2
+    probs = (samples != 0).mean(axis=0)
+    ranked = ranked_edges(probs, VARIABLES, samples, 0.0)
+
+    print_edges(ranked, threshold=0.5, top=20)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == "No edge has posterior probability >= 0.5; the 2 most probable:"
+    assert "a -> b" in lines[2] and "0.400" in lines[2] and "0.700" in lines[2]
+    assert "c -> b" in lines[3] and len(lines) == 4  # zero-probability pairs are left out
+
+    print_edges(ranked, threshold=0.3, top=20)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == "1 edge(s) with posterior probability >= 0.3:" and len(lines) == 3
+
+    print_edges(ranked_edges(np.zeros((3, 3)), VARIABLES, np.zeros((5, 3, 3)), 0.0), 0.5, 20)
+    assert "no sampled graph has any edge" in capsys.readouterr().out
 
 
 def test_evaluate_reads_a_saved_posterior(fitted, tmp_path):

@@ -42,6 +42,9 @@ app = typer.Typer(
 PAPER_SACHS_ROW = {"brier": 16.0, "eshd": 18.0, "ef1": 24.0, "auroc": 60.0}
 """ProDAG's row of Table 2 of the paper (Sachs data, 18-edge consensus graph)."""
 
+FALLBACK_EDGES = 10
+"""How many edges ``print_edges`` lists when none reaches the probability threshold."""
+
 METRIC_COLUMNS = {"brier": "Brier", "eshd": "E-SHD", "ef1": "E-F1 (%)",
                   "auroc": "AUROC (%)"}
 """The four posterior metrics (keys of :func:`prodag.metrics.evaluate`) and their titles."""
@@ -241,10 +244,19 @@ def ranked_edges(probs: np.ndarray, variables: list[str], samples: np.ndarray,
 
 
 def print_edges(table: pd.DataFrame, threshold: float, top: int) -> None:
-    """Print the ``top`` most probable edges as an aligned table."""
-    shown = table.head(top)
-    typer.echo(f"\n{len(table)} edge(s) with posterior probability >= {threshold:g}"
-               + (f" (top {top} shown)" if len(table) > top else "") + ":")
+    """Print the ``top`` most probable edges of ``table`` (``ranked_edges`` at threshold 0)
+    that reach ``threshold``; if none does, the ``min(top, 10)`` most probable instead, so a
+    diffuse posterior still shows where its mass lies."""
+    above = table[table["probability"] >= threshold]
+    if above.empty:
+        shown = table[table["probability"] > 0].head(min(top, FALLBACK_EDGES))
+        typer.echo(f"\nNo edge has posterior probability >= {threshold:g}"
+                   + (f"; the {len(shown)} most probable:" if len(shown) else
+                      "; no sampled graph has any edge."))
+    else:
+        shown = above.head(top)
+        typer.echo(f"\n{len(above)} edge(s) with posterior probability >= {threshold:g}"
+                   + (f" (top {top} shown)" if len(above) > top else "") + ":")
     if shown.empty:
         return
     truth = "true_edge" in table
@@ -375,7 +387,8 @@ def fit(
     if log_transform_data:
         frame = log_transform(frame)
     _, variables = check_data(frame)
-    typer.echo(f"Fitting a {sem} ProDAG posterior to {data} ({len(frame)} rows, "
+    model = "an MLP" if sem == "mlp" else "a linear"
+    typer.echo(f"Fitting {model} ProDAG posterior to {data} ({len(frame)} rows, "
                f"{len(variables)} variables)...")
     estimator, seconds = fit_posterior(
         frame, sem=sem, lam=parse_lam(lam), n_samples=n_samples, max_epochs=max_epochs,
@@ -383,7 +396,8 @@ def fit(
         progress=progress, select_by=select_by, restarts=restarts, hidden_units=hidden_units,
         bias=bias)
     results = write_results(estimator, variables, out, threshold=threshold, n_draws=n_draws)
-    edges = ranked_edges(results["probabilities"], variables, results["samples"], threshold)
+    ranked = ranked_edges(results["probabilities"], variables, results["samples"], 0.0)
+    edges = ranked[ranked["probability"] >= threshold]
     summary = {
         "data": str(data), "n": len(frame), "p": len(variables), "variables": variables,
         "options": {"sem": sem, "lam": lam, "select_by": select_by,
@@ -399,7 +413,7 @@ def fit(
         "edges": edges.to_dict(orient="records"), "files": results["files"],
     }
     write_json(out / "summary.json", summary)
-    print_edges(edges, threshold, top)
+    print_edges(ranked, threshold, top)
     typer.echo(f"\nFit took {seconds:.1f} s. Results in {out}/: "
                + ", ".join([*results["files"].values(), "summary.json"]))
 
@@ -447,8 +461,8 @@ def demo(
         seed=seed, projection="auto", standardize=True, prune=prune, progress=progress)
     results = write_results(estimator, variables, out, threshold=threshold, n_draws=1000,
                             truth=truth18)
-    edges = ranked_edges(results["probabilities"], variables, results["samples"], threshold,
-                         truth=truth18)
+    ranked = ranked_edges(results["probabilities"], variables, results["samples"], 0.0,
+                          truth=truth18)
     scores = {"ProDAG vs 18-edge graph": posterior_metrics(results["samples"], truth18),
               "ProDAG vs 17-edge DAG": posterior_metrics(results["samples"], truth17),
               "paper, ProDAG (18-edge)": PAPER_SACHS_ROW}
@@ -457,7 +471,7 @@ def demo(
         "preprocessing": "log, then standardise", "seed": seed,
         "graph_18_edges": scores["ProDAG vs 18-edge graph"],
         "graph_17_edges_dag": scores["ProDAG vs 17-edge DAG"], "paper_18_edges": PAPER_SACHS_ROW})
-    print_edges(edges, threshold, top=20)
+    print_edges(ranked, threshold, top=20)
     lam_used = _lam_used(estimator)
     typer.echo(f"\nFit took {seconds:.1f} s (l1 radius lam = "
                f"{'inf' if lam_used is None else f'{lam_used:.3g}'}"
