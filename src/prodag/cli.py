@@ -225,12 +225,12 @@ def write_results(estimator, variables: list[str], out: Path, *, threshold: floa
 
 
 def ranked_edges(probs: np.ndarray, variables: list[str], samples: np.ndarray,
-                 threshold: float, truth: np.ndarray | None = None) -> pd.DataFrame:
-    """Edges with probability ≥ ``threshold``, most probable first, with the mean weight of
-    the samples that contain the edge (and, given ``truth``, whether it is a true edge)."""
+                 truth: np.ndarray | None = None) -> pd.DataFrame:
+    """Every edge of some sample, most probable first, with the mean weight of the samples
+    that contain it (and, given ``truth``, whether it is a true edge)."""
     present = samples != 0
     rows = []
-    for j, k in zip(*np.nonzero((probs >= threshold) & ~np.eye(len(variables), dtype=bool))):
+    for j, k in zip(*np.nonzero(probs > 0)):
         weights = samples[:, j, k][present[:, j, k]]
         row = {"source": variables[j], "target": variables[k],
                "probability": float(probs[j, k]),
@@ -244,12 +244,12 @@ def ranked_edges(probs: np.ndarray, variables: list[str], samples: np.ndarray,
 
 
 def print_edges(table: pd.DataFrame, threshold: float, top: int) -> None:
-    """Print the ``top`` most probable edges of ``table`` (``ranked_edges`` at threshold 0)
-    that reach ``threshold``; if none does, the ``min(top, 10)`` most probable instead, so a
-    diffuse posterior still shows where its mass lies."""
+    """Print the ``top`` most probable edges of ``table`` (``ranked_edges``) that reach
+    ``threshold``; if none does, the ``min(top, 10)`` most probable instead, so a diffuse
+    posterior still shows where its mass lies."""
     above = table[table["probability"] >= threshold]
     if above.empty:
-        shown = table[table["probability"] > 0].head(min(top, FALLBACK_EDGES))
+        shown = table.head(min(top, FALLBACK_EDGES))
         typer.echo(f"\nNo edge has posterior probability >= {threshold:g}"
                    + (f"; the {len(shown)} most probable:" if len(shown) else
                       "; no sampled graph has any edge."))
@@ -396,7 +396,7 @@ def fit(
         progress=progress, select_by=select_by, restarts=restarts, hidden_units=hidden_units,
         bias=bias)
     results = write_results(estimator, variables, out, threshold=threshold, n_draws=n_draws)
-    ranked = ranked_edges(results["probabilities"], variables, results["samples"], 0.0)
+    ranked = ranked_edges(results["probabilities"], variables, results["samples"])
     edges = ranked[ranked["probability"] >= threshold]
     summary = {
         "data": str(data), "n": len(frame), "p": len(variables), "variables": variables,
@@ -461,7 +461,7 @@ def demo(
         seed=seed, projection="auto", standardize=True, prune=prune, progress=progress)
     results = write_results(estimator, variables, out, threshold=threshold, n_draws=1000,
                             truth=truth18)
-    ranked = ranked_edges(results["probabilities"], variables, results["samples"], 0.0,
+    ranked = ranked_edges(results["probabilities"], variables, results["samples"],
                           truth=truth18)
     scores = {"ProDAG vs 18-edge graph": posterior_metrics(results["samples"], truth18),
               "ProDAG vs 17-edge DAG": posterior_metrics(results["samples"], truth17),
