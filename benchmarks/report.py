@@ -63,10 +63,9 @@ NOTES = {
                          "dataset 0 (`benchmarks/peers.py`'s `fit_dagma(X, X_val, "
                          "sem=\"mlp\")`: Brier 34.0, E-SHD 29.0, E-F1 46.9%, AUROC 66.8%), "
                          "and DiBS took 8-15 minutes per dataset even in the linear p = 20 "
-                         "experiment. Times: "
-                         "seeds 0-4 with the CPU shared with one other job, seeds 5-9 almost "
-                         "alone (defaults 52-62 s per fit, 2 units 15-19 s; compilation not "
-                         "included after the first fit).",
+                         "experiment. Times: seeds 0-4 with the CPU shared with one other job, "
+                         "seeds 5-9 almost alone (defaults 52-62 s per fit, 2 units 15-19 s; "
+                         "compilation not included after the first fit).",
 }
 """What a reader must know about each experiment's run, printed under its table."""
 

@@ -245,8 +245,8 @@ def ranked_edges(probs: np.ndarray, variables: list[str], samples: np.ndarray,
 
 def print_edges(table: pd.DataFrame, threshold: float, top: int) -> None:
     """Print the ``top`` most probable edges of ``table`` (``ranked_edges``) that reach
-    ``threshold``; if none does, the ``min(top, 10)`` most probable instead, so a diffuse
-    posterior still shows where its mass lies."""
+    ``threshold``; if none does, the ``min(top, FALLBACK_EDGES)`` most probable instead, so a
+    diffuse posterior still shows where its mass lies."""
     above = table[table["probability"] >= threshold]
     if above.empty:
         shown = table.head(min(top, FALLBACK_EDGES))
