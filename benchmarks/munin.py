@@ -10,7 +10,7 @@ Budget settings (``SETTINGS``). On a 2-core CPU one optimisation step at p = 186
 0.25 s with 10 Monte Carlo samples (the order search dominates), so the paper's settings
 (L = 100, up to 1000 epochs per fit, several starts) would take hours per dataset. This
 script uses L = 10 samples per step, one start per radius, at most 40 epochs per fit
-(patience 3) and the paper's 0.1 threshold.
+(patience 3) and the paper's 0.1 pruning (``prune=0.1``).
 
 Measured on dataset 0 (one start each, fixed λ unless stated; the true Σ|w| is about 137):
 
@@ -53,7 +53,7 @@ N_DRAWS = 1000
 
 
 SETTINGS = {"n_samples": 10, "n_lambdas": 10, "max_epochs": 40, "patience": 3,
-            "threshold": 0.1, "n_restarts": 1}
+            "prune": 0.1, "n_restarts": 1}
 """ProDAG settings of this benchmark (budget reductions explained in the module docstring)."""
 
 

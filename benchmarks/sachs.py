@@ -8,7 +8,7 @@ A *split* ``s`` (s = 0..9) shuffles the rows with ``numpy.random.default_rng(s)`
 
 * **ProDAG** (prodag's defaults): λ, the ℓ1 radius, is chosen from a grid of 10 values in
   (0, λ_max] by the ELBO of the 6719 fitted rows (``select_by="elbo"``); small weights are
-  zeroed at |w| ≤ 0.1 as in the paper's implementation (``threshold=0.1``).
+  zeroed at |w| ≤ 0.1 as in the paper's implementation (``prune=0.1``).
 * **ProDAG (validation)** (the paper's protocol): the same, with λ chosen by the expected
   log-likelihood of the 747 validation rows and a refit at that radius.
 * **ProDAG λ=2**: the same with the radius fixed at λ = 2. This value was picked from a
@@ -55,7 +55,7 @@ from suite import (checkpoint, peer_fitters, posterior_metrics, resumed_rows,  #
 
 PAPER_PRODAG = {"brier": 16.0, "eshd": 18.0, "ef1": 24.0, "auroc": 60.0}
 N_DRAWS = 1000
-THRESHOLD = 0.1
+PRUNE = 0.1
 FIXED_LAM = 2.0
 
 
@@ -74,7 +74,7 @@ def fit_prodag(split: "_Split", lam: float | None, select_by: str = "elbo",
     from prodag import ProDAG
 
     estimator = ProDAG(sem="linear", lam=lam, select_by=select_by, standardize=True,
-                       threshold=THRESHOLD, seed=split.seed, progress=False,
+                       prune=PRUNE, seed=split.seed, progress=False,
                        max_epochs=100 if quick else 1000)
     by_validation = lam is None and select_by == "validation"
     start = time.perf_counter()

@@ -194,7 +194,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help='"select" (choose on X_val), "inf", or a number')
     parser.add_argument("--noise-variance", default="1.0", help='a number or "estimate"')
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                        help="any other ProDAG parameter, e.g. threshold=0.1 (repeatable)")
+                        help="any other ProDAG parameter, e.g. prune=0.1 (repeatable)")
     parser.add_argument("--no-validation-set", action="store_true",
                         help="with select_by=validation: let ProDAG split its own validation "
                              "rows off X instead of using the simulator's X_val")

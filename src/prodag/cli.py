@@ -191,7 +191,7 @@ def fit_posterior(frame: pd.DataFrame, *, sem: str, lam: float | None, n_samples
     network = {name: value for name, value in (("hidden_units", hidden_units), ("bias", bias))
                if value is not None}
     estimator = ProDAG(sem=sem, lam=lam, n_samples=n_samples, max_epochs=max_epochs, seed=seed,
-                       projection=projection, standardize=standardize, threshold=prune,
+                       projection=projection, standardize=standardize, prune=prune,
                        progress=progress, select_by=select_by, n_restarts=restarts, **network)
     start = time.perf_counter()
     estimator.fit(frame)

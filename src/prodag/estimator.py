@@ -34,7 +34,7 @@ order. ``lam="learn"`` gives each sample an exponential radius with a learned me
 Defaults and why: ``noise_variance=1.0`` (the paper's choice); ``standardize=False``, because
 standardising rescales every variable to unit total variance, so a unit noise variance no
 longer matches the data (pass ``standardize=True`` for data whose columns span orders of
-magnitude, e.g. raw Sachs, ideally with ``noise_variance="estimate"``). ``threshold=0``: the
+magnitude, e.g. raw Sachs, ideally with ``noise_variance="estimate"``). ``prune=0``: the
 paper's 0.1 threshold was measured worse with the exact/search projections (findings in the
 docstring of ``benchmarks/synthetic.py``).
 """
@@ -112,8 +112,8 @@ class ProDAG:
         to learn one variance per variable jointly with ``q`` (a point estimate).
     projection : {"auto", "exact", "search", "path"}
         Method of ``prodag.project`` for the acyclicity step.
-    threshold : float
-        After projecting, zero the entries with ``|W| ≤ threshold`` (the paper's algorithm uses
+    prune : float
+        After projecting, zero the entries with ``|W| ≤ prune`` (the paper's algorithm uses
         0.1); 0 keeps the projection as it is. Applies in training and sampling.
     n_lambdas : int
         Size of the λ grid when ``lam=None``.
@@ -157,7 +157,7 @@ class ProDAG:
 
     def __init__(self, sem="linear", lam=None, n_samples=100, max_epochs=1000, patience=5,
                  lr=0.1, prior_mean=0.0, prior_std=1.0, noise_variance=1.0, hidden_units=10,
-                 hidden_layers=1, activation="relu", bias=True, projection="auto", threshold=0.0,
+                 hidden_layers=1, activation="relu", bias=True, projection="auto", prune=0.0,
                  n_lambdas=10, select_by="elbo", init="auto", n_restarts=None,
                  validation_fraction=0.1,
                  steps_per_epoch=10, min_delta=1e-3,
@@ -176,7 +176,7 @@ class ProDAG:
         self.activation = activation
         self.bias = bias
         self.projection = projection
-        self.threshold = threshold
+        self.prune = prune
         self.n_lambdas = n_lambdas
         self.select_by = select_by
         self.init = init
@@ -286,7 +286,7 @@ class ProDAG:
             validation.check_integer("n_restarts", self.n_restarts, minimum=1)
         validation.check_positive("lr", self.lr)
         validation.check_positive("prior_std", self.prior_std)
-        validation.check_positive("threshold", self.threshold, allow_zero=True)
+        validation.check_positive("prune", self.prune, allow_zero=True)
         validation.check_positive("min_delta", self.min_delta, allow_zero=True)
         if isinstance(self.prior_mean, bool) or not np.isfinite(float(self.prior_mean)):
             raise ValueError(f"prior_mean must be a finite number, got {self.prior_mean!r}.")
@@ -308,7 +308,7 @@ class ProDAG:
         mlp = self.sem == "mlp"
         return (self.sem, int(self.hidden_units) if mlp else None,
                 int(self.hidden_layers) if mlp else None, self.activation if mlp else None, bool(self.bias) if mlp else None,
-                self.projection, float(self.threshold))
+                self.projection, float(self.prune))
 
     def _model(self):
         return _model_and_projection(self._model_key())[0]
@@ -547,17 +547,17 @@ class ProDAG:
 
 @functools.lru_cache(maxsize=16)
 def _model_and_projection(model_key: tuple):
-    """The SEM and the projection ``(W̃, λ) -> W`` (with the optional threshold)."""
+    """The SEM and the projection ``(W̃, λ) -> W`` (with the optional pruning)."""
     from prodag.projection import project
 
-    sem, hidden_units, hidden_layers, activation, bias, method, threshold = model_key
+    sem, hidden_units, hidden_layers, activation, bias, method, prune = model_key
     model = (make_model(sem) if sem == "linear" else
              make_model(sem, hidden_units=hidden_units, hidden_layers=hidden_layers,
                         activation=activation, bias=bias))
 
     def project_fn(W_tilde, lam):
         W = project(W_tilde, lam, method=method)
-        return jnp.where(jnp.abs(W) > threshold, W, 0.0) if threshold > 0 else W
+        return jnp.where(jnp.abs(W) > prune, W, 0.0) if prune > 0 else W
 
     return model, project_fn
 

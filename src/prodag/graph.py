@@ -9,6 +9,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pandas as pd
 
 
 def _as_adjacency(A) -> np.ndarray:
@@ -16,6 +17,38 @@ def _as_adjacency(A) -> np.ndarray:
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
         raise ValueError(f"expected adjacency matrices of shape (..., p, p); got {A.shape}.")
     return A != 0
+
+
+def adjacency_from_edges(edges, variables) -> np.ndarray:
+    """``(p, p)`` int 0/1 adjacency over ``variables`` (``[j, k] = 1`` for j → k).
+
+    ``edges``: ``(source, target)`` pairs of names, a DataFrame with columns ``source`` and
+    ``target``, or a ``networkx.DiGraph``; an edge naming an unknown variable is an error.
+    """
+    if isinstance(edges, pd.DataFrame):
+        pairs = list(zip(edges["source"], edges["target"]))
+    elif hasattr(edges, "edges") and hasattr(edges, "nodes"):  # networkx.DiGraph
+        pairs = list(edges.edges)
+    else:
+        pairs = list(edges)
+    index = {str(name): j for j, name in enumerate(variables)}
+    unknown = sorted({str(n) for pair in pairs for n in pair} - set(index))
+    if unknown:
+        raise ValueError(f"the graph names variables that are not in the data: {unknown}.")
+    graph = np.zeros((len(index), len(index)), dtype=np.int64)
+    for source, target in pairs:
+        graph[index[str(source)], index[str(target)]] = 1
+    return graph
+
+
+def edge_names(adjacency, variables) -> list[tuple[str, str]]:
+    """The edges ``(source, target)`` of a ``(p, p)`` adjacency, named by ``variables``."""
+    adjacency = np.asarray(adjacency)
+    p = len(variables)
+    if adjacency.shape != (p, p):
+        raise ValueError(f"the graph must have shape ({p}, {p}), one row and column per "
+                         f"variable; got {adjacency.shape}.")
+    return [(variables[j], variables[k]) for j, k in zip(*np.nonzero(adjacency))]
 
 
 def is_dag(A) -> np.ndarray | bool:

@@ -30,6 +30,9 @@ import warnings
 import numpy as np
 from scipy.stats import rankdata
 
+METRICS = {"brier": "Brier", "eshd": "E-SHD", "ef1": "E-F1 (%)", "auroc": "AUROC (%)"}
+"""The four posterior metrics: their keys (as :func:`evaluate` returns them) and titles."""
+
 
 def _edges(samples) -> np.ndarray:
     """Samples as a boolean ``(L, p, p)`` edge array."""
