@@ -75,17 +75,18 @@ def load_samples(path: Path, *, n_draws: int, seed: int | None) -> tuple[np.ndar
 
 def npz_names(path: Path) -> set[str]:
     """The array names of the ``.npz`` archive ``path``, every array read once, so that a
-    file that is no ``.npz`` (a ``.npy``, a CSV, an empty or truncated file) is a
+    file that is no complete ``.npz`` (a ``.npy``, a CSV, an empty or truncated file) is a
     ``DataError`` here."""
     what = f"{path} is not a samples.npz or posterior.npz written by prodag"
+    if not zipfile.is_zipfile(path):
+        with path.open("rb") as handle:
+            start = handle.read(6)
+        kind = ("it is empty" if not start else
+                "it holds a single numpy array (.npy)" if start == b"\x93NUMPY" else
+                "it is not an .npz archive, or it is truncated")
+        raise DataError(f"{what}: {kind}.")
     try:
-        archive = np.load(path, allow_pickle=False)
-    except NPZ_READ_ERRORS as error:
-        raise DataError(f"{what} ({error}).") from None
-    if not isinstance(archive, np.lib.npyio.NpzFile):
-        raise DataError(f"{what}: it holds a single numpy array (.npy).")
-    try:
-        with archive:
+        with np.load(path, allow_pickle=False) as archive:
             for name in archive.files:
                 archive[name]
             return set(archive.files)

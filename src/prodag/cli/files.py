@@ -68,7 +68,7 @@ def read_table(path: Path, *, sep: str = ",", header: bool = True) -> pd.DataFra
 def _check_header(path: Path, sep: str) -> None:
     names = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str).iloc[0]
     if names.notna().all() and all(_is_number(name) for name in names):
-        shown = ", ".join(list(names)[:3])
+        shown = ", ".join(name[:10] for name in list(names)[:3])
         raise DataError(f"The first row of {path} holds numbers ({shown}, ...), not variable "
                         "names: the file seems to have no header row. Add a header row of "
                         "variable names, or pass --no-header (the columns are then named "

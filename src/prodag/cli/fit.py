@@ -57,12 +57,13 @@ def fit(
     j -> k, and 'variables'), posterior.npz (reload with prodag.ProDAG.load), heatmap.png,
     graph.png and summary.json; then prints the most probable edges and the l1 radius used.
     """
+    radius = o.parse_lam(lam)
     frame = read_table(data, sep=parse_sep(sep), header=header)
     if log_transform_data:
         frame = log_transform(frame)
     variables = [str(name) for name in frame.columns]
     prepare_out(out)
-    settings = {"sem": sem.value, "lam": o.parse_lam(lam), "select_by": select_by.value,
+    settings = {"sem": sem.value, "lam": radius, "select_by": select_by.value,
                 "n_restarts": restarts, "hidden_units": hidden_units, "bias": bias,
                 "n_samples": n_samples, "max_epochs": max_epochs, "seed": seed,
                 "projection": projection.value, "standardize": standardize, "prune": prune,
