@@ -83,8 +83,11 @@ def _off_diagonal(p: int) -> np.ndarray:
 
 def edge_probabilities(samples, weights=None) -> np.ndarray:
     """Posterior probability of each edge j → k: the weighted share of samples with
-    ``[j, k] ≠ 0``. ``samples (L, p, p)`` or ``(p, p)``; returns ``(p, p)`` float64."""
+    ``[j, k] ≠ 0``. ``samples (L, p, p)`` or ``(p, p)``; returns ``(p, p)`` float64 in [0, 1]
+    (without weights the exact share ``count / L``, never a rounded sum above 1)."""
     edges = _edges(samples)
+    if weights is None:
+        return edges.mean(axis=0)
     return np.tensordot(_sample_weights(weights, edges.shape[0]), edges, axes=1)
 
 

@@ -220,6 +220,14 @@ def check_choice(name: str, value, choices: Iterable):
     return value
 
 
+def check_probability(name: str, value) -> float:
+    """A number in ``[0, 1)`` (an edge-probability threshold), else ``ValueError``."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+            or not 0 <= value < 1):
+        raise ValueError(f"{name} is an edge probability: it must be in [0, 1), got {value!r}.")
+    return float(value)
+
+
 def check_positive_vector(name: str, value, length: int) -> np.ndarray:
     """A float64 vector of ``length`` entries, all finite and > 0.
 
@@ -241,3 +249,18 @@ def check_positive_vector(name: str, value, length: int) -> np.ndarray:
         raise ValueError(f"{name} must be finite and > 0 everywhere; entries at positions "
                          f"{bad[:_MAX_NAMES_SHOWN].tolist()} are {vector[bad[:_MAX_NAMES_SHOWN]].tolist()}.")
     return vector
+
+
+def check_rows(name: str, X, p: int) -> np.ndarray:
+    """``X`` as a finite float ``(m, p)`` array with ``m ≥ 1`` (rows to score or predict)."""
+    try:
+        data = np.asarray(X, dtype=float)
+    except (TypeError, ValueError):
+        raise DataError(f"{name} must be a numeric (m, {p}) table.") from None
+    if data.ndim != 2 or data.shape[0] < 1 or data.shape[1] != p:
+        raise DataError(f"{name} must have shape (m, {p}) with m >= 1 (the same "
+                                   f"variables as the training data); got {data.shape}.")
+    if not np.all(np.isfinite(data)):
+        raise DataError(f"{name} contains NaN or infinite values; impute or drop "
+                                   "those rows first.")
+    return data
