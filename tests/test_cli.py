@@ -199,8 +199,8 @@ def test_fit_passes_the_network_options_to_the_mlp(tmp_path):
     assert result.exit_code == 0, result.output
     model = ProDAG.load(tmp_path / "out" / "posterior.npz")
     assert (model.hidden_units, model.bias) == (2, False)
-    assert model.params_["q"]["loc"]["W1"].shape == (3, 3, 2)
-    assert not any(name.startswith("b") for name in model.params_["q"]["loc"])
+    assert model.params_.q.loc["W1"].shape == (3, 3, 2)
+    assert not any(name.startswith("b") for name in model.params_.q.loc)
     options = json.loads((tmp_path / "out" / "summary.json").read_text())["options"]
     assert (options["hidden_units"], options["bias"]) == (2, False)
 

@@ -13,24 +13,10 @@ FAST = ProDAG(lam=2.0, max_epochs=2, n_samples=4, steps_per_epoch=1, n_restarts=
               progress=False)
 
 SKIPPED = {
-    # ProDAG learns a posterior over DAGs from at least two numeric, non-constant columns: the
-    # checks that fit one feature, constant columns or a single row expect silent success.
-    "check_fit2d_1feature": "a DAG needs at least two variables (clear DataError)",
-    "check_fit2d_1sample": "a single row has no variance to learn from (clear DataError)",
     # The check wants scikit-learn's own NotFittedError class; ProDAG's derives from the same
-    # bases (ValueError, AttributeError) without importing scikit-learn (tested below).
+    # bases (ValueError, AttributeError) without importing scikit-learn at run time (tested
+    # below). Every other check applies and passes, error wording included.
     "check_estimators_unfitted": "raises prodag's NotFittedError, not scikit-learn's class",
-    # These checks pass only with scikit-learn's exact error wording (e.g. "X has 1 features, but
-    # ... is expecting 4", "sparse", "Complex data not supported"). ProDAG raises a clear
-    # DataError for each of these inputs, in its own words; matching the wording is open work.
-    "check_n_features_in_after_fitting": "DataError wording differs from scikit-learn's",
-    "check_fit2d_predict1d": "DataError wording differs from scikit-learn's",
-    "check_complex_data": "DataError wording differs from scikit-learn's",
-    "check_dtype_object": "DataError wording differs from scikit-learn's",
-    "check_estimators_empty_data_messages": "DataError wording differs from scikit-learn's",
-    "check_estimator_sparse_tag": "sparse input is rejected, but not with the word 'sparse'",
-    "check_estimator_sparse_array": "sparse input is rejected, but not with the word 'sparse'",
-    "check_estimator_sparse_matrix": "sparse input is rejected, but not with the word 'sparse'",
 }
 
 

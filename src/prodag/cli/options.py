@@ -13,7 +13,8 @@ from typing import Annotated, Optional
 import typer
 
 from prodag import simulate
-from prodag.estimator import SELECTION_CRITERIA, ProDAG
+from prodag.estimator import ProDAG
+from prodag.selection import CRITERIA
 from prodag.models import SEM_NAMES
 from prodag.projection import METHODS
 
@@ -25,7 +26,7 @@ def choices(name: str, values) -> type[Enum]:
 
 Sem = choices("Sem", SEM_NAMES)
 Projection = choices("Projection", METHODS)
-SelectBy = choices("SelectBy", SELECTION_CRITERIA)
+SelectBy = choices("SelectBy", CRITERIA)
 GraphKind = choices("GraphKind", simulate.GRAPH_KINDS)
 Noise = choices("Noise", simulate.NOISES)
 
