@@ -10,44 +10,23 @@ Budget settings (``SETTINGS``). On a 2-core CPU one optimisation step at p = 186
 0.25 s with 10 Monte Carlo samples (the order search dominates), so the paper's settings
 (L = 100, up to 1000 epochs per fit, several starts) would take hours per dataset. This
 script uses L = 10 samples per step, one start per radius, at most 40 epochs per fit
-(patience 3) and the paper's 0.1 pruning (``prune=0.1``).
+(patience 3) and the paper's 0.1 pruning (``prune=0.1``); 10 radii because the ELBO improves
+down to the bottom of a 4-radius grid. The runs behind these choices, and the results, are in
+``docs/findings.md``.
 
-Measured on dataset 0 (one start each, fixed λ unless stated; the true Σ|w| is about 137):
-
-* 4 radii by the ELBO (grid bottom λ_max / 4 = 393, which it picked): Brier 460, E-SHD 546,
-  E-F1 34.7 %, AUROC 80.5 %, 289 s. The ELBO improves down to the grid's bottom, so the
-  benchmark uses 10 radii (bottom λ_max / 10).
-* λ = 60 / 100 / 157 / 236: Brier 220 / 212 / 239 / 292, E-SHD 223 / 221 / 271 / 344,
-  E-F1 35.8 / 43.4 / 41.8 / 39.4 %, AUROC 64.6 / 68.9 / 73.2 / 75.3 %, about 45 s each.
-* At λ = 100: the prior start instead of the data start, Brier 270, E-SHD 413 (early stopping
-  ends it after 4 epochs); the data start alone (1 epoch) 221 / 296; lr 0.01 and up to 200
-  epochs 211 / 215 / 46.6 % / 73.4 % in 423 s; up to 200 epochs at lr 0.1 stopped after 15
-  (212 / 218).
-* Before the data start (prior starts, 4 radii by the validation rows): Brier 1018,
-  E-SHD 1213 on dataset 0.
-
-These settings on datasets 0-2 (``prodag bench munin --seeds 3``, results/munin.json): Brier
-239.6 ± 3.2, E-SHD 267.8 ± 3.5, E-F1 42.2 ± 0.5 %, AUROC 71.5 ± 0.8 %; the paper's row is
-146 / 201 / 37 % / 87 %.
-
-Run: ``prodag bench munin`` or ``python benchmarks/munin.py [--seeds 10]``.
+Run: ``prodag bench munin`` or ``python -m benchmarks.suite munin [--seeds 10]``.
 """
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from .checkpoint import Checkpoint
+from .methods import fit_methods, peer_fitters, posterior_metrics, select_methods
 
-from suite import (checkpoint, peer_fitters, posterior_metrics, resumed_rows,  # noqa: E402
-                   select_methods)
-
-PAPER_PRODAG = {"brier": 146.0, "eshd": 201.0, "ef1": 37.0, "auroc": 87.0}
 N = 100
 N_DRAWS = 1000
 
@@ -70,7 +49,8 @@ def fit_prodag(data, seed: int, quick: bool = False) -> tuple[np.ndarray, float]
 
 
 def run(seeds: Iterable[int] = range(10), quick: bool = False,
-        methods: Sequence[str] | None = None) -> list[dict]:
+        methods: Sequence[str] | None = None,
+        checkpoint: Checkpoint | None = None) -> list[dict]:
     """One row per (method, dataset seed) with the four metrics and the fit time."""
     from prodag import datasets, simulate
 
@@ -81,20 +61,7 @@ def run(seeds: Iterable[int] = range(10), quick: bool = False,
         fitters = select_methods({"ProDAG": lambda: fit_prodag(data, seed, quick),
                                   **peer_fitters(data, seed, sem="linear", quick=quick)},
                                  methods)
-        for method, fit in fitters.items():
-            if done := resumed_rows(method, seed=seed):
-                rows += done
-                continue
-            samples, seconds = fit()
-            rows.append({"method": method, "seed": seed, "n": N, "seconds": round(seconds, 2),
-                         **posterior_metrics(truth, samples)})
-            checkpoint(rows)
-            print(f"  seed {seed} {method}: {seconds:.0f} s, "
-                  + ", ".join(f"{k}={rows[-1][k]:.1f}" for k in PAPER_PRODAG), flush=True)
+        fit_methods(fitters, {"seed": seed, "n": N},
+                    lambda samples: [posterior_metrics(truth, samples)],
+                    checkpoint or Checkpoint(), rows)
     return rows
-
-
-if __name__ == "__main__":
-    import suite
-
-    suite.main(["munin", *sys.argv[1:]])

@@ -31,8 +31,9 @@ Settings (paper Appendix F, where it says; otherwise stated here as our choice):
 ``quick=True`` shrinks every method (fewer λ values, iterations, particles and steps) for smoke
 runs; its numbers are not comparable with the paper's.
 
-Run ``python benchmarks/peers.py dagma --p 10 --s 10 --n 100 --seeds 3`` for a table of the
-metrics of one peer over simulated datasets (JSON in ``benchmarks/results/``).
+Run ``python -m benchmarks.peers dagma --p 10 --s 10 --n 100 --seeds 3`` (from the repository
+root) for a table of the metrics of one peer over simulated datasets (JSON in
+``benchmarks/results/``).
 """
 
 from __future__ import annotations
@@ -47,9 +48,13 @@ import math
 import sys
 import time
 from functools import partial
-from pathlib import Path
 
 import numpy as np
+
+from prodag.metrics import METRICS
+from prodag.models import SEM_NAMES
+
+from . import RESULTS_DIR
 
 PEERS = {"dagma": "dagma", "dibs": "dibs", "dibs+": "dibs"}
 """Peer name → the Python package it needs."""
@@ -109,8 +114,8 @@ def versions() -> dict[str, str | None]:
 
 
 def _check_sem(sem: str) -> str:
-    if sem not in ("linear", "mlp"):
-        raise ValueError(f"sem must be 'linear' or 'mlp', got {sem!r}")
+    if sem not in SEM_NAMES:
+        raise ValueError(f"sem must be one of {SEM_NAMES}, got {sem!r}")
     return sem
 
 
@@ -317,31 +322,30 @@ def main(argv=None) -> None:
     parser.add_argument("--s", type=int, default=10)
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--graph", default="er")
-    parser.add_argument("--sem", default="linear")
+    parser.add_argument("--sem", default="linear", choices=SEM_NAMES)
     parser.add_argument("--noise", default="gaussian")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     if not is_available(args.peer):
-        print(f"{args.peer} skipped: {_INSTALL[PEERS[args.peer]]}")
+        print(f"{args.peer} skipped: {install_command(args.peer)}")
         return
     settings = dict(p=args.p, s=args.s, n=args.n, graph=args.graph, sem=args.sem,
                     noise=args.noise)
     rows = evaluate_peer(args.peer, range(args.seeds), quick=args.quick, **settings)
-    columns = ("seed", "seconds", "brier", "eshd", "ef1", "auroc")
+    columns = ("seed", "seconds", *METRICS)
     print(f"{args.peer} on {settings}, quick={args.quick}, versions {versions()}")
     print(" | ".join(f"{c:>8}" for c in columns))
     for row in rows:
         print(" | ".join(f"{row[c]:8.2f}" if c != "seed" else f"{row[c]:8d}" for c in columns))
     means = {c: float(np.mean([row[c] for row in rows])) for c in columns[1:]}
     print(" | ".join([f"{'mean':>8}"] + [f"{means[c]:8.2f}" for c in columns[1:]]))
-    out = Path(__file__).resolve().parent / "results"
-    out.mkdir(exist_ok=True)
-    tag = f"peers_{args.peer.replace('+', 'plus')}_{args.sem}_p{args.p}_n{args.n}"
-    (out / f"{tag}.json").write_text(json.dumps(
-        {"settings": settings, "quick": args.quick, "versions": versions(), "rows": rows,
-         "mean": means}, indent=2))
-    print(f"wrote {out / (tag + '.json')}")
+    RESULTS_DIR.mkdir(exist_ok=True)
+    tag = f"{args.peer.replace('+', 'plus')}_{args.sem}_p{args.p}_n{args.n}"
+    out = RESULTS_DIR / f"peers_{tag}.json"
+    out.write_text(json.dumps({"settings": settings, "quick": args.quick, "versions": versions(),
+                               "rows": rows, "mean": means}, indent=2))
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

@@ -10,8 +10,8 @@ mean number of edges the path method's clean-up removed.
 Inputs: "prior" W̃ ~ N(0, 1); "posterior" a random DAG (2p expected edges, weights ±U[0.3, 2],
 random node order) plus N(0, 0.1²) noise on every entry. Diagonals are zero.
 
-    python benchmarks/projection.py                      # full table (a few minutes)
-    python benchmarks/projection.py --p 10 20 --repeats 3
+    python -m benchmarks.projection                      # full table (a few minutes)
+    python -m benchmarks.projection --p 10 20 --repeats 3
 """
 
 from __future__ import annotations
@@ -33,8 +33,10 @@ from prodag.projection import EXACT_MAX_NODES, project
 from prodag.projection.api import _resolve_method
 from prodag.projection.path import path_support
 
+from . import RESULTS_DIR
+
 EXACT_REFERENCE_MAX_P = 12
-RESULTS = Path(__file__).parent / "results" / "projection.json"
+RESULTS = RESULTS_DIR / "projection.json"
 
 
 def prior_like(rng, L, p):

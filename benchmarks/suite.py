@@ -1,7 +1,8 @@
 """The benchmark suite: the paper's experiments, ProDAG beside the installed peers.
 
-Run ``prodag bench --list`` (or ``python benchmarks/suite.py --list``) for the experiments,
-``prodag bench sachs munin --seeds 3`` to pick some, ``--quick`` for a smoke run.
+Run ``prodag bench --list`` (or ``python -m benchmarks.suite --list`` from the repository root)
+for the experiments, ``prodag bench sachs munin --seeds 3`` to pick some, ``--quick`` for a
+smoke run.
 
 Each experiment returns one row per (method, setting, seed) with the paper's four posterior
 metrics (Brier score, expected SHD, expected F1 %, AUROC %) and the fit time, and writes into
@@ -11,7 +12,7 @@ the output folder:
 * ``<name>.md``: that summary as a markdown table;
 * ``<name>.png``: metric against n (synthetic sweeps) or a bar chart (single-setting studies).
 
-Peers (DAGMA, DiBS) come from ``benchmarks/peers.py`` and run only when their packages are
+Peers (DAGMA, DiBS) come from ``benchmarks.peers`` and run only when their packages are
 installed (``peers.install_command(name)`` says how); otherwise the suite prints a note with
 that command and runs ProDAG.
 """
@@ -22,7 +23,6 @@ import argparse
 import functools
 import json
 import platform
-import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -31,15 +31,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from prodag.metrics import METRICS
 
-METRICS = ("brier", "eshd", "ef1", "auroc")
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
+from . import RESULTS_DIR, munin, sachs, synthetic
+from .checkpoint import Checkpoint
+from .methods import fit_methods, peer_fitters, posterior_metrics, select_methods
+from .synthetic import SyntheticSettings
+
+__all__ = ["EXPERIMENTS", "RESULTS_DIR", "Experiment", "run", "main"]
 
 
 @dataclass(frozen=True)
 class Experiment:
-    """One benchmark: ``runner(seeds, quick, methods)`` returns rows of metrics."""
+    """One benchmark: ``runner(seeds, quick, methods, checkpoint)`` returns rows of metrics."""
 
     name: str
     description: str
@@ -48,64 +52,6 @@ class Experiment:
     sweep: str | None = "n"
     """Column plotted on the x axis, or ``None`` for a single-setting study (bar chart)."""
     settings: dict = field(default_factory=dict)
-
-
-def posterior_metrics(truth: np.ndarray, samples: np.ndarray) -> dict[str, float]:
-    """The four metrics of posterior graph ``samples (L, p, p)`` against ``truth (p, p)``."""
-    from prodag import metrics
-
-    return {name: float(value) for name, value in metrics.evaluate(truth, samples).items()}
-
-
-def select_methods(fitters: dict[str, Callable], methods: Sequence[str] | None) -> dict:
-    """The fitters named in ``methods`` (all when ``None``); unknown names are an error."""
-    if methods is None:
-        return fitters
-    by_key = {name.lower(): name for name in fitters}
-    unknown = sorted(m for m in methods if m.lower() not in by_key)
-    if unknown:
-        raise ValueError(f"method(s) {', '.join(unknown)} not available here; "
-                         f"available: {', '.join(fitters)}")
-    return {by_key[m.lower()]: fitters[by_key[m.lower()]] for m in methods}
-
-
-PEER_LABELS = {"dagma": "DAGMA", "dibs": "DiBS", "dibs+": "DiBS+"}
-
-
-_PEER_NOTES: set[str] = set()
-
-
-def peer_fitters(data, seed: int, sem: str = "linear", quick: bool = False) -> dict:
-    """``{name: fit() -> (samples (L, p, p), seconds)}`` of the installed peers on ``data``
-    (anything with ``X`` and ``X_val`` arrays), from ``benchmarks/peers.py``; empty, with a
-    note printed once, when the adapters or their packages are missing."""
-    try:
-        import peers
-    except ImportError as error:
-        _note(f"peers skipped: benchmarks/peers.py not importable ({error})")
-        return {}
-    fitters = {}
-    for name in getattr(peers, "PEERS", {}):
-        if not peers.is_available(name):
-            _note(f"{name} skipped: not installed ({peers.install_command(name)})")
-            continue
-        fitters[PEER_LABELS.get(name, name)] = _timed(peers.fit_peer, name, data, sem=sem,
-                                                      seed=seed, quick=quick)
-    return fitters
-
-
-def _timed(function, *args, **kwargs):
-    def fit():
-        start = time.perf_counter()
-        samples = np.asarray(function(*args, **kwargs))
-        return samples, time.perf_counter() - start
-    return fit
-
-
-def _note(message: str) -> None:
-    if message not in _PEER_NOTES:
-        _PEER_NOTES.add(message)
-        print(f"  note: {message}", flush=True)
 
 
 def summary_table(rows: Sequence[dict], by: Sequence[str]) -> pd.DataFrame:
@@ -128,31 +74,11 @@ def _mean_se(mean: float, se: float, column: str) -> str:
 
 def markdown(table: pd.DataFrame) -> str:
     """A DataFrame as a GitHub markdown table with the paper's metric titles."""
-    titles = {"brier": "Brier", "eshd": "E-SHD", "ef1": "E-F1 (%)",
-              "auroc": "AUROC (%)", "seconds": "time (s)"}
+    titles = {**METRICS, "seconds": "time (s)"}
     header = [titles.get(c, c) for c in table.columns]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in table.itertuples(False)]
     return "\n".join(lines) + "\n"
-
-
-_checkpoint_path: Path | None = None
-_resumed: list[dict] = []
-
-
-def checkpoint(rows: list[dict]) -> None:
-    """Save the rows gathered so far (``<name>.partial.json``), so a long run that is stopped
-    keeps its finished fits; ``run`` removes the file when the experiment completes."""
-    if _checkpoint_path is not None:
-        _checkpoint_path.write_text(json.dumps(rows, default=float) + "\n")
-
-
-def resumed_rows(method: str, **keys) -> list[dict]:
-    """The rows of ``method`` at ``keys`` (e.g. ``seed=3``) that the interrupted run being
-    resumed (``run(..., resume=True)``) had checkpointed; runners reuse them instead of
-    fitting again. Empty when there are none."""
-    return [row for row in _resumed
-            if row["method"] == method and all(row.get(k) == v for k, v in keys.items())]
 
 
 def run(names: Sequence[str], *, seeds: int | None = None, quick: bool = False,
@@ -162,8 +88,9 @@ def run(names: Sequence[str], *, seeds: int | None = None, quick: bool = False,
 
     With ``merge``, the rows of methods not run now are kept from the experiment's existing
     JSON file (e.g. re-run ProDAG alone beside peers measured earlier on the same datasets).
-    With ``resume``, the fits an interrupted run checkpointed (``<name>.partial.json``) are
-    taken from that file instead of being run again.
+    Each finished fit is saved in ``<name>.partial.json`` (a ``Checkpoint``, removed when the
+    experiment completes); with ``resume``, the fits an interrupted run saved there are taken
+    from that file instead of being run again.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -174,17 +101,16 @@ def run(names: Sequence[str], *, seeds: int | None = None, quick: bool = False,
         print(f"\n== {name}: {experiment.description} ({n_seeds} seeds"
               f"{', quick' if quick else ''})", flush=True)
         start = time.perf_counter()
-        global _checkpoint_path, _resumed
-        _checkpoint_path = out / f"{name}{'-quick' if quick else ''}.partial.json"
-        _resumed = (json.loads(_checkpoint_path.read_text())
-                    if resume and _checkpoint_path.exists() else [])
-        if _resumed:
-            print(f"  resuming: {len(_resumed)} rows from {_checkpoint_path}", flush=True)
-        rows = experiment.runner(seeds=range(n_seeds), quick=quick, methods=methods)
-        _checkpoint_path.unlink(missing_ok=True)
-        _checkpoint_path, _resumed = None, []
+        stem = name + ("-quick" if quick else "")
+        checkpoint = Checkpoint(out / f"{stem}.partial.json", resume=resume)
+        if checkpoint.resumed:
+            print(f"  resuming: {len(checkpoint.resumed)} rows from {checkpoint.path}",
+                  flush=True)
+        rows = experiment.runner(seeds=range(n_seeds), quick=quick, methods=methods,
+                                 checkpoint=checkpoint)
+        checkpoint.remove()
         if merge:
-            rows = kept_rows(out / f"{name}{'-quick' if quick else ''}.json", rows) + rows
+            rows = kept_rows(out / f"{stem}.json", rows) + rows
         by = ["method"] + ([experiment.sweep] if experiment.sweep else []) + [
             key for key in ("graph",) if key in rows[0]]
         table = summary_table(rows, by)
@@ -218,14 +144,15 @@ def write_results(out: Path, experiment: Experiment, rows: list[dict], table: pd
     figure(experiment, rows).savefig(out / f"{stem}.png", dpi=130)
 
 
-def figure(experiment: Experiment, rows: list[dict]):
-    """Metrics against the experiment's sweep column, or bars where it has a single value."""
+def figure(experiment: Experiment, rows: list[dict], title: str | None = None):
+    """Metrics against the experiment's sweep column, or bars where it has a single value;
+    titled ``title`` (default: the experiment's description)."""
     from prodag import plotting
 
-    sweep = experiment.sweep
+    sweep, title = experiment.sweep, title or experiment.description
     if sweep and len({row[sweep] for row in rows}) > 1:
-        return plotting.plot_benchmark(rows, METRICS, x=sweep, title=experiment.description)
-    return plot_bars(rows, experiment.description)
+        return plotting.plot_benchmark(rows, tuple(METRICS), x=sweep, title=title)
+    return plot_bars(rows, title)
 
 
 def plot_bars(rows: list[dict], title: str):
@@ -261,81 +188,47 @@ def plot_bars(rows: list[dict], title: str):
     return fig
 
 
-def synthetic_runner(p: int, s: int, sem: str = "linear", graph: str = "er",
-                     noise: str = "gaussian", exponent: float = 2.0,
+def synthetic_runner(settings: SyntheticSettings,
                      n_grid: Sequence[int] = (10, 30, 100, 300, 1000),
                      quick_n_grid: Sequence[int] = (100,),
                      variants: dict[str, dict] | None = None) -> Callable[..., list[dict]]:
     """A runner of one simulated setting over ``n_grid``: ProDAG through
-    ``benchmarks/synthetic.py``'s ``run_one`` (λ selected by ProDAG's default, the ELBO),
-    the peers on the same datasets (their λ chosen on the simulator's validation rows).
+    ``benchmarks.synthetic`` (λ selected by ProDAG's default, the ELBO), the peers on the
+    same datasets (their λ chosen on the simulator's validation rows).
 
     ``variants`` adds ProDAG rows with other estimator options, ``{method name: options}``
     (e.g. ``{"ProDAG (2 units)": {"hidden_units": 2}}``)."""
 
     def runner(seeds: Iterable[int], quick: bool = False,
-               methods: Sequence[str] | None = None) -> list[dict]:
-        import synthetic
-
-        from prodag import simulate
-
-        argv = ["--graph", graph, "--sem", sem, "--p", str(p), "--s", str(s),
-                "--noise", noise] + (["--option", "max_epochs=100"] if quick else [])
-        if exponent != 2.0:
-            argv += ["--exponent", str(exponent)]
-        try:
-            args = synthetic.parse_args(argv)
-        except SystemExit:
-            raise RuntimeError(f"benchmarks/synthetic.py does not accept {argv}: it cannot "
-                               "run this setting") from None
-        options = synthetic.estimator_options(args)
+               methods: Sequence[str] | None = None,
+               checkpoint: Checkpoint | None = None) -> list[dict]:
+        base = settings.with_options(max_epochs=100) if quick else settings
         rows = []
         for n in (quick_n_grid if quick else n_grid):
             for seed in seeds:
-                data = simulate.dataset(p, s, n, graph=graph, sem=sem, noise=noise,
-                                        exponent=exponent, seed=seed)
+                data = base.dataset(n, seed)
                 prodag_fitters = {
-                    name: functools.partial(synthetic.run_one, args, {**options, **extra}, n,
-                                            seed)
+                    name: functools.partial(synthetic.posterior, base.with_options(**extra),
+                                            data, seed)
                     for name, extra in {"ProDAG": {}, **(variants or {})}.items()}
                 fitters = select_methods(
-                    {**prodag_fitters, **peer_fitters(data, seed, sem=sem, quick=quick)},
-                    methods)
-                for method, fit in fitters.items():
-                    if done := resumed_rows(method, n=n, seed=seed):
-                        rows += done
-                        continue
-                    if method in prodag_fitters:
-                        row = fit()
-                        scores = {k: row[k] for k in METRICS}
-                        seconds = row["seconds"]
-                    else:
-                        samples, seconds = fit()
-                        scores = posterior_metrics(data.adjacency, samples)
-                    rows.append({"method": method, "n": n, "seed": seed,
-                                 "seconds": round(seconds, 2), **scores})
-                    checkpoint(rows)
-                    print(f"  n={n} seed={seed} {method}: {seconds:.0f} s, "
-                          + ", ".join(f"{k}={scores[k]:.1f}" for k in METRICS), flush=True)
+                    {**prodag_fitters,
+                     **peer_fitters(data, seed, sem=settings.sem, quick=quick)}, methods)
+                fit_methods(fitters, {"n": n, "seed": seed},
+                            lambda samples: [posterior_metrics(data.adjacency, samples)],
+                            checkpoint or Checkpoint(), rows)
         return rows
 
     return runner
 
 
-def _sachs_runner(**kwargs):
-    import sachs
-
-    return sachs.run(**kwargs)
-
-
-def _munin_runner(**kwargs):
-    import munin
-
-    return munin.run(**kwargs)
-
-
-def _synthetic(name: str, description: str, seeds: int = 10, **settings) -> Experiment:
-    return Experiment(name, description, synthetic_runner(**settings), seeds=seeds,
+def _synthetic(name: str, description: str, **settings) -> Experiment:
+    """An experiment of ``synthetic_runner``; ``settings`` are ``SyntheticSettings`` fields and
+    the runner's ``n_grid`` and ``variants``, recorded as given in the results."""
+    runner_options = {key: settings[key] for key in ("n_grid", "variants") if key in settings}
+    setting = SyntheticSettings(**{key: value for key, value in settings.items()
+                                   if key not in runner_options})
+    return Experiment(name, description, synthetic_runner(setting, **runner_options),
                       settings=settings)
 
 
@@ -372,9 +265,9 @@ EXPERIMENTS: dict[str, Experiment] = {
         _synthetic("heteroscedastic-20", "Linear ER, p = 20, s = 40, heteroscedastic Gaussian "
                    "noise", p=20, s=40, noise="heteroscedastic"),
         Experiment("sachs", "Sachs flow cytometry, n = 7466, 10 random validation splits "
-                   "(18-edge and 17-edge consensus graphs)", _sachs_runner, sweep=None),
+                   "(18-edge and 17-edge consensus graphs)", sachs.run, sweep=None),
         Experiment("munin", "MUNIN1 semi-synthetic, p = 186, s = 273, n = 100, linear "
-                   "Gaussian", _munin_runner, sweep=None),
+                   "Gaussian", munin.run, sweep=None),
     ]
 }
 
@@ -404,6 +297,4 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    import suite  # the importable module, so that sachs.py and munin.py share its state
-
-    suite.main()
+    main()

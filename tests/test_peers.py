@@ -1,20 +1,14 @@
-"""Tests for benchmarks/peers.py: the helpers always, a tiny DAGMA fit when dagma is installed.
+"""Tests for benchmarks.peers: the helpers always, a tiny DAGMA fit when dagma is installed.
 
 DiBS is not fitted here (its compile time alone exceeds this file's budget); it is exercised by
-``python benchmarks/peers.py dibs --quick``.
+``python -m benchmarks.peers dibs --quick``.
 """
-
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.stats import norm
 
-_SPEC = importlib.util.spec_from_file_location(
-    "peers", Path(__file__).resolve().parents[1] / "benchmarks" / "peers.py")
-peers = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(peers)
+from benchmarks import peers
 
 
 def test_validation_log_likelihood_matches_scipy():

@@ -1,17 +1,22 @@
-"""The benchmark suite's bookkeeping (benchmarks/suite.py): merging re-runs with old rows,
-resuming interrupted runs."""
+"""The benchmark suite's bookkeeping (benchmarks.suite): merging re-runs with old rows,
+resuming interrupted runs, the synthetic runner's settings, and the package's imports."""
 
-import importlib.util
+import ast
 import json
-import sys
 from pathlib import Path
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-sys.path.insert(0, str(BENCHMARKS))
-_SPEC = importlib.util.spec_from_file_location("suite", BENCHMARKS / "suite.py")
-suite = importlib.util.module_from_spec(_SPEC)
-sys.modules["suite"] = suite  # its dataclasses look their module up while being defined
-_SPEC.loader.exec_module(suite)
+import pytest
+
+import benchmarks.suite as suite
+from benchmarks import synthetic
+from benchmarks.checkpoint import Checkpoint
+
+BENCHMARKS = Path(suite.__file__).resolve().parent
+
+
+def _row(method, seed, value=1.0):
+    return {"method": method, "seed": seed, "seconds": value, "brier": value, "eshd": value,
+            "ef1": value, "auroc": value}
 
 
 def test_kept_rows_keep_only_the_methods_not_run_again(tmp_path):
@@ -25,32 +30,41 @@ def test_kept_rows_keep_only_the_methods_not_run_again(tmp_path):
     assert suite.kept_rows(tmp_path / "missing.json", new) == []
 
 
+def test_checkpoint_saves_rows_and_offers_them_only_when_resuming(tmp_path):
+    path = tmp_path / "toy.partial.json"
+    rows = [_row("ProDAG", 0), _row("DAGMA", 0), _row("ProDAG", 1)]
+    Checkpoint(path).save(rows)
+    assert json.loads(path.read_text()) == rows
+    assert Checkpoint(path).done("ProDAG", seed=0) == []
+    resumed = Checkpoint(path, resume=True)
+    assert resumed.done("ProDAG", seed=0) == rows[:1]
+    assert resumed.done("DAGMA", seed=1) == []
+    resumed.remove()
+    assert not path.exists()
+    Checkpoint().save(rows)  # no path: keeps nothing
+    assert Checkpoint(tmp_path / "missing.json", resume=True).resumed == []
+
+
 def test_resume_reuses_the_checkpointed_fits_and_runs_the_rest(tmp_path, monkeypatch):
     fitted = []
 
-    def runner(seeds, quick=False, methods=None):
+    def runner(seeds, quick=False, methods=None, checkpoint=None):
         rows = []
         for seed in seeds:
             for method in ("ProDAG", "DAGMA"):
-                if done := suite.resumed_rows(method, seed=seed):
+                if done := checkpoint.done(method, seed=seed):
                     rows += done
                     continue
                 fitted.append((method, seed))
-                rows.append({"method": method, "seed": seed, "seconds": 1.0, "brier": 1.0,
-                             "eshd": 2.0, "ef1": 3.0, "auroc": 4.0})
-                suite.checkpoint(rows)
+                rows.append(_row(method, seed))
+                checkpoint.save(rows)
         return rows
 
     experiment = suite.Experiment("toy", "toy", runner, seeds=3, sweep=None)
     monkeypatch.setitem(suite.EXPERIMENTS, "toy", experiment)
     monkeypatch.setattr(suite, "write_results", lambda out, experiment, rows, *a, **k:
                         (out / "toy.json").write_text(json.dumps({"rows": rows})))
-    interrupted = [{"method": "ProDAG", "seed": 0, "seconds": 9.0, "brier": 9.0, "eshd": 9.0,
-                    "ef1": 9.0, "auroc": 9.0},
-                   {"method": "DAGMA", "seed": 0, "seconds": 8.0, "brier": 8.0, "eshd": 8.0,
-                    "ef1": 8.0, "auroc": 8.0},
-                   {"method": "ProDAG", "seed": 1, "seconds": 7.0, "brier": 7.0, "eshd": 7.0,
-                    "ef1": 7.0, "auroc": 7.0}]
+    interrupted = [_row("ProDAG", 0, 9.0), _row("DAGMA", 0, 8.0), _row("ProDAG", 1, 7.0)]
     (tmp_path / "toy.partial.json").write_text(json.dumps(interrupted))
 
     rows = suite.run(["toy"], out=tmp_path, resume=True)["toy"]
@@ -58,16 +72,14 @@ def test_resume_reuses_the_checkpointed_fits_and_runs_the_rest(tmp_path, monkeyp
     assert fitted == [("DAGMA", 1), ("ProDAG", 2), ("DAGMA", 2)]
     assert rows[:3] == interrupted
     assert not (tmp_path / "toy.partial.json").exists()
-    assert suite.resumed_rows("ProDAG", seed=0) == []  # nothing leaks into the next run
 
 
 def test_without_resume_the_checkpoint_is_ignored(tmp_path, monkeypatch):
     runs = []
 
-    def runner(seeds, quick=False, methods=None):
-        runs.append(suite.resumed_rows("ProDAG", seed=0))
-        return [{"method": "ProDAG", "seed": 0, "seconds": 1.0, "brier": 1.0, "eshd": 1.0,
-                 "ef1": 1.0, "auroc": 1.0}]
+    def runner(seeds, quick=False, methods=None, checkpoint=None):
+        runs.append(checkpoint.done("ProDAG", seed=0))
+        return [_row("ProDAG", 0)]
 
     monkeypatch.setitem(suite.EXPERIMENTS, "toy", suite.Experiment("toy", "toy", runner,
                                                                    seeds=1, sweep=None))
@@ -77,27 +89,96 @@ def test_without_resume_the_checkpoint_is_ignored(tmp_path, monkeypatch):
     assert runs == [[]]
 
 
-def test_variants_add_prodag_rows_fitted_with_their_own_options(tmp_path, monkeypatch):
-    import synthetic
-
+def test_variants_add_prodag_rows_fitted_with_their_own_options(monkeypatch, tmp_path):
     calls = []
 
-    def run_one(args, options, n, seed):
-        calls.append(options)
-        return {"seconds": 1.0, "brier": 1.0, "eshd": 2.0, "ef1": 3.0, "auroc": 4.0}
+    def posterior(settings, data, seed):
+        calls.append(settings)
+        return data.adjacency[None], 1.0
 
-    monkeypatch.setattr(synthetic, "run_one", run_one)
+    monkeypatch.setattr(synthetic, "posterior", posterior)
     monkeypatch.setattr(suite, "peer_fitters", lambda *a, **k: {})
-    monkeypatch.setattr(suite, "checkpoint", lambda rows: None)
-    runner = suite.synthetic_runner(p=3, s=2, sem="mlp", n_grid=(20,),
+    settings = synthetic.SyntheticSettings(p=3, s=2, sem="mlp")
+    runner = suite.synthetic_runner(settings, n_grid=(20,),
                                     variants={"ProDAG (2 units)": {"hidden_units": 2}})
-    rows = runner(seeds=[0])
+    checkpoint = Checkpoint(tmp_path / "toy.partial.json")
+    rows = runner(seeds=[0], checkpoint=checkpoint)
 
     assert [row["method"] for row in rows] == ["ProDAG", "ProDAG (2 units)"]
-    assert "hidden_units" not in calls[0] and calls[1]["hidden_units"] == 2
-    assert {k: v for k, v in calls[1].items() if k != "hidden_units"} == calls[0]
+    assert rows[0] == {"method": "ProDAG", "n": 20, "seed": 0, "seconds": 1.0, "brier": 0.0,
+                       "eshd": 0.0, "ef1": 100.0, "auroc": 100.0}
+    assert json.loads(checkpoint.path.read_text()) == rows
+    assert calls[0] == settings
+    assert calls[1] == settings.with_options(hidden_units=2)
     assert [row["method"] for row in runner(seeds=[0], methods=["prodag (2 units)"])] == [
         "ProDAG (2 units)"]
+    runner(seeds=[0], quick=True, methods=["ProDAG"])
+    assert calls[-1].options == {"max_epochs": 100}
+
+
+def test_synthetic_settings_match_the_command_line_and_reject_unknown_names():
+    args = synthetic.parse_args(["--sem", "mlp", "--lam", "inf", "--option", "prune=0.1",
+                                 "--option", "select_by=validation", "--no-validation-set"])
+    settings = synthetic.settings_from_args(args)
+    assert settings == synthetic.SyntheticSettings(
+        sem="mlp", lam=float("inf"), options={"prune": 0.1, "select_by": "validation"},
+        validation_set=False)
+    assert settings.estimator_options() == {
+        "sem": "mlp", "projection": "auto", "progress": False, "lam": float("inf"),
+        "noise_variance": 1.0, "prune": 0.1, "select_by": "validation"}
+    assert synthetic.settings_from_args(synthetic.parse_args([])) == (
+        synthetic.SyntheticSettings())
+    with pytest.raises(ValueError, match="sem must be one of"):
+        synthetic.SyntheticSettings(sem="gp")
+    with pytest.raises(ValueError, match="projection must be one of"):
+        synthetic.SyntheticSettings(projection="fast")
+
+
+def test_experiments_keep_the_interface_the_cli_uses():
+    assert suite.RESULTS_DIR == BENCHMARKS / "results"
+    assert {"linear-20-n100", "sachs", "munin"} <= set(suite.EXPERIMENTS)
+    assert all(isinstance(e.description, str) for e in suite.EXPERIMENTS.values())
+    assert suite.EXPERIMENTS["nonlinear-10-n100"].settings == {
+        "p": 10, "s": 20, "sem": "mlp", "n_grid": (100,),
+        "variants": {"ProDAG (2 units, no bias)": {"hidden_units": 2, "bias": False}}}
+
+
+def _imports(path: Path) -> set[str]:
+    """The modules of the ``benchmarks`` package that ``path`` imports (anywhere in it)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = "benchmarks" + (f".{base}" if base else "")
+            found.add(base)
+            found |= {f"{base}.{alias.name}" for alias in node.names}
+    return {name for name in found if name.split(".")[0] == "benchmarks"}
+
+
+def test_the_benchmarks_package_has_no_import_cycle_and_no_path_edits():
+    modules = {("benchmarks" if path.stem == "__init__" else f"benchmarks.{path.stem}"): path
+               for path in BENCHMARKS.glob("*.py")}
+    graph = {name: _imports(path) & set(modules) - {name} for name, path in modules.items()}
+    assert graph["benchmarks.suite"] >= {"benchmarks.sachs", "benchmarks.munin",
+                                         "benchmarks.synthetic"}
+    state = {}
+
+    def visit(name, trail):
+        if state.get(name) == "open":
+            raise AssertionError("import cycle: " + " -> ".join([*trail, name]))
+        if name not in state:
+            state[name] = "open"
+            for imported in sorted(graph[name]):
+                visit(imported, [*trail, name])
+            state[name] = "done"
+
+    for name in graph:
+        visit(name, [])
+    for path in modules.values():
+        assert "sys.path" not in path.read_text(), path.name
 
 
 def test_a_sweep_with_one_value_is_drawn_as_bars():
@@ -110,3 +191,5 @@ def test_a_sweep_with_one_value_is_drawn_as_bars():
     swept = suite.figure(experiment, rows([10, 100]))
     assert all(ax.patches for ax in single.axes)  # bars on every metric
     assert not any(ax.patches for ax in swept.axes)
+    assert single._suptitle.get_text() == "toy"
+    assert suite.figure(experiment, rows([100]), "other")._suptitle.get_text() == "other"
