@@ -13,7 +13,7 @@ def test_shapes_and_samples_are_dags():
     loc = np.zeros((3, 4, 4), np.float32)
     dist = ProjectedNormal(loc, 1.0, lam=2.0)
     assert dist.batch_shape == (3,) and dist.event_shape == (4, 4)
-    W_tilde, W = dist.sample(jax.random.PRNGKey(0), (5,), return_continuous=True)
+    W_tilde, W = dist.sample_with_continuous(jax.random.PRNGKey(0), (5,))
     assert W.shape == W_tilde.shape == (5, 3, 4, 4)
     assert W.dtype == jnp.float32
     W = np.asarray(W)
@@ -59,3 +59,23 @@ def test_gradients_reach_loc_scale_and_lam_and_match_finite_differences():
         numeric_lam = (expected_loss(loc, scale, 3.0 + eps) - expected_loss(loc, scale, 3.0 - eps)) / (2 * eps)
         np.testing.assert_allclose(float(grads[2]), float(numeric_lam), atol=1e-5)
         assert float(grads[2]) != 0.0
+
+
+def test_per_sample_radii_give_the_exponential_prior_on_lambda():
+    """One radius per draw (the paper's λ ~ Exponential prior): each draw obeys its own ball,
+    and the gradient reaches every radius."""
+    key_lam, key_draw = jax.random.split(jax.random.PRNGKey(0))
+    lam = 2.0 * jax.random.exponential(key_lam, (6,))
+    loc = np.full((4, 4), 1.0, np.float32)
+    W = ProjectedNormal(loc, 0.5, lam).sample(key_draw, (6,))
+    assert W.shape == (6, 4, 4) and is_dag(np.asarray(W)).all()
+    assert np.all(np.abs(np.asarray(W)).sum((-2, -1)) <= np.asarray(lam) + 1e-5)
+    grad = jax.grad(lambda r: jnp.sum(ProjectedNormal(loc, 0.5, r).sample(key_draw, (6,))))(lam)
+    assert grad.shape == (6,) and np.all(np.asarray(grad) != 0)
+
+
+def test_prune_zeroes_small_entries_and_radii_must_broadcast():
+    W = ProjectedNormal(np.zeros((3, 3)), 1.0, prune=0.5).sample(jax.random.PRNGKey(2), (50,))
+    assert not np.any((np.asarray(W) != 0) & (np.abs(np.asarray(W)) <= 0.5))
+    with pytest.raises(ValueError, match="broadcast"):
+        ProjectedNormal(np.zeros((2, 3, 3)), 1.0, lam=np.ones(3))

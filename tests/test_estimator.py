@@ -67,7 +67,7 @@ def test_sampling_is_reproducible_and_seedable(small_fit):
 def test_identical_seeds_give_identical_fits(small_fit):
     again = ProDAG(**small_fit.get_params()).fit(_chain_data(200, seed=1, scale=(1, 2, 1, 3, 1)))
     np.testing.assert_array_equal(again.history_, small_fit.history_)
-    np.testing.assert_array_equal(again.params_["q"]["loc"]["W"], small_fit.params_["q"]["loc"]["W"])
+    np.testing.assert_array_equal(again.params_.q.loc["W"], small_fit.params_.q.loc["W"])
     np.testing.assert_array_equal(again.sample(100), small_fit.sample(100))
 
 
@@ -190,32 +190,37 @@ def test_x_val_without_validation_selection_warns():
         ProDAG(lam=1.0, progress=False, max_epochs=2, n_samples=5).fit(GOOD, X_val=GOOD)
 
 
+def _starts(est, Z):
+    from prodag import fitting
+
+    est._check_params()
+    engine = fitting.engine(est._config(), est._training_options(), 0.0, 1.0, False)
+    return fitting.starts(engine, Z, np.ones(Z.shape[1]), est._dtype(), est._config(),
+                          est._resolved_init() == "data", est._resolved_restarts())
+
+
 def test_data_start_begins_at_the_ordered_regression():
-    from prodag.estimator import DATA_START_STD
+    from prodag.fitting import DATA_START_STD
     from prodag.initialization import linear_start
 
     est = ProDAG(lam=1.0, seed=0, progress=False, n_restarts=3)
-    est._check_params()
     Z = _chain_data(500).to_numpy()
     Z = Z - Z.mean(axis=0)
-    engine = est._engine(False)
-    starts = est._starts(engine, Z, np.ones(5), 1.0)
+    starts = _starts(est, Z)
     assert len(starts) == 3
     for data_start in starts[0::2]:
-        np.testing.assert_allclose(data_start["q"]["loc"]["W"], linear_start(Z, np.ones(5)),
+        np.testing.assert_allclose(data_start.q.loc["W"], linear_start(Z, np.ones(5)),
                                    rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(np.log1p(np.exp(data_start["q"]["rho"]["W"])),
+        np.testing.assert_allclose(np.log1p(np.exp(data_start.q.rho["W"])),
                                    DATA_START_STD, rtol=1e-5)
-    assert np.all(np.asarray(starts[1]["q"]["loc"]["W"]) == 0)
+    assert np.all(np.asarray(starts[1].q.loc["W"]) == 0)
 
 
 @pytest.mark.parametrize("sem, restarts, expected", [("linear", None, 3), ("mlp", None, 1),
                                                       ("mlp", 2, 2)])
 def test_default_restarts_depend_on_the_sem(sem, restarts, expected):
     est = ProDAG(sem=sem, lam=1.0, n_restarts=restarts, progress=False)
-    est._check_params()
-    engine = est._engine(False)
-    assert len(est._starts(engine, np.zeros((10, 5)), np.ones(5), 1.0)) == expected
+    assert len(_starts(est, np.random.default_rng(0).standard_normal((10, 5)))) == expected
 
 
 @pytest.mark.parametrize("settings", [{"activation": "tanh"}, {"hidden_units": 1}])

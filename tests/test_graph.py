@@ -6,7 +6,8 @@ import jax
 import numpy as np
 import pytest
 
-from prodag.graph import edges_on_cycles, is_dag, remove_cycles, topological_order
+from prodag.graph import is_dag, topological_order
+from prodag.projection.cycles import edges_on_cycles, remove_cycles
 
 
 def cycle_by_brute_force(adjacency):

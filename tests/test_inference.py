@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from prodag import variational
-from prodag.inference import TrainingOptions, VariationalInference
+from prodag.inference import Params, TrainingOptions, VariationalInference
 from prodag.models import LinearSEM
 from prodag.projection import project
 
@@ -33,7 +33,7 @@ def test_elbo_gradient_through_the_projection_matches_finite_differences():
         data = engine.model.prepare_data(jnp.asarray(X))
         loc = jnp.array([[0.0, 1.2, 0.4], [0.05, 0.0, -0.9], [-0.1, 0.08, 0.0]])
         rho = variational.inverse_softplus(jnp.full((p, p), 0.02))
-        params = {"q": {"loc": {"W": loc}, "rho": {"W": rho}}}
+        params = Params(variational.VariationalParams({"W": loc}, {"W": rho}))
         noise = jnp.array([1.0, 0.7, 1.3])
         key = jax.random.PRNGKey(3)
 
@@ -42,7 +42,7 @@ def test_elbo_gradient_through_the_projection_matches_finite_differences():
             return engine.objective(params, key, data, jnp.asarray(40.0), jnp.asarray(lam), noise)
 
         # the ball binds in every sample (the test is about the binding case's gradient)
-        weights = variational.sample(params["q"], key, 4)["W"]
+        weights = variational.sample(params.q, key, 4)["W"]
         assert np.all(np.sum(np.abs(np.asarray(EXACT(weights, jnp.inf))), axis=(1, 2)) > lam)
 
         grad = jax.grad(f)(params)
@@ -89,7 +89,7 @@ def test_early_stopping_counts_epochs_without_improvement(data):
     stops after exactly 1 + patience epochs; with a huge patience it runs max_epochs."""
     _, prepared = data
     noise = np.ones(3, np.float32)
-    for patience, max_epochs, expected_epochs, early in [(3, 30, 4, True), (100, 7, 7, False)]:
+    for patience, max_epochs, expected_epochs in [(3, 30, 4), (100, 7, 7)]:
         engine = VariationalInference(
             LinearSEM(), EXACT, TrainingOptions(n_samples=8, max_epochs=max_epochs, lr=1e-12,
                                                 patience=patience, steps_per_epoch=2,
@@ -97,7 +97,6 @@ def test_early_stopping_counts_epochs_without_improvement(data):
         result = engine.fit(engine.init_params(3, noise), prepared, 60, np.inf, noise,
                             jax.random.PRNGKey(0))
         assert len(result.history) == expected_epochs
-        assert result.stopped_early is early
 
 
 def test_learned_noise_variance_moves_towards_the_residual_variance(engine, data):
@@ -109,28 +108,5 @@ def test_learned_noise_variance_moves_towards_the_residual_variance(engine, data
     start = learner.init_params(3, np.full(3, 4.0, np.float32))
     result = learner.fit(start, prepared, 60, np.inf, np.full(3, 4.0, np.float32),
                          jax.random.PRNGKey(0))
-    learned = np.exp(np.asarray(result.params["log_noise_variance"]))
+    learned = np.exp(np.asarray(result.params.log_noise_variance))
     assert np.all(learned < 2.0)  # the data's residual variances are about 1
-
-
-def test_learned_radius_gradient_matches_finite_differences():
-    with jax.enable_x64(True):
-        learner = VariationalInference(LinearSEM(), EXACT, TrainingOptions(n_samples=16),
-                                       learn_lam=True)
-        prepared = learner.model.prepare_data(jnp.asarray(_data(n=60)))
-        params = learner.init_params(3, np.ones(3), jnp.float64, lam_mean=0.5)
-
-        @jax.jit
-        def f(log_lam_mean):
-            return learner.objective({**params, "log_lam_mean": log_lam_mean},
-                                     jax.random.PRNGKey(0), prepared, jnp.asarray(60.0),
-                                     jnp.asarray(jnp.inf), jnp.ones(3))
-
-        x, eps = params["log_lam_mean"], 1e-6
-        grad = float(jax.grad(f)(x))
-        assert abs(grad) > 1e-4
-        np.testing.assert_allclose(grad, (f(x + eps) - f(x - eps)) / (2 * eps), rtol=1e-5)
-        from prodag.inference import radius_of
-
-        radii = radius_of(params, jax.random.PRNGKey(1), 4000, jnp.inf)
-        assert radii.shape == (4000,) and abs(float(jnp.mean(radii)) - 0.5) < 0.03

@@ -67,7 +67,7 @@ def test_relu_network_start_computes_the_linear_start(hidden_units, hidden_layer
     batched = {name: jnp.asarray(value)[None] for name, value in weights.items()}
     np.testing.assert_allclose(model.predict_mean(batched, jnp.asarray(X))[0], X @ linear,
                                rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(model.adjacency_of(batched)[0], np.abs(linear), rtol=1e-5,
+    np.testing.assert_allclose(model.graph_of(batched)[0], np.abs(linear), rtol=1e-5,
                                atol=1e-6)
 
 

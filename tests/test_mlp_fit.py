@@ -44,7 +44,7 @@ def test_recovers_the_skeleton_of_a_nonlinear_chain(fitted):
 
 
 def test_samples_are_dags_whose_entries_are_the_first_layer_group_norms(fitted):
-    graphs, weights = fitted.sample(200, seed=1, return_weights=True)
+    graphs, weights = fitted.sample(200, seed=1), fitted.sample_weights(200, seed=1)
     assert graphs.shape == (200, 3, 3)
     assert weights["W1"].shape == (200, 3, 3, HIDDEN_UNITS)
     assert all(is_dag(g) for g in graphs)
@@ -56,7 +56,7 @@ def test_samples_are_dags_whose_entries_are_the_first_layer_group_norms(fitted):
 def test_predict_is_the_mean_of_the_sampled_networks(fitted, chain):
     X = chain[:7]
     got = fitted.predict(X, n_samples=50, seed=2)
-    _, weights = fitted.sample(50, seed=2, return_weights=True)
+    weights = fitted.sample_weights(50, seed=2)
     model = MLPSEM(hidden_units=HIDDEN_UNITS)
     Z = jnp.asarray(X - fitted.mean_, jnp.float32)
     means = model.predict_mean({k: jnp.asarray(v) for k, v in weights.items()}, Z)
@@ -72,8 +72,9 @@ def test_save_load_round_trip_samples_and_predicts_identically(fitted, chain, tm
     fitted.save(path)
     loaded = ProDAG.load(path)
     assert loaded.sem == "mlp" and loaded.hidden_units == HIDDEN_UNITS
-    graphs, weights = fitted.sample(20, seed=3, return_weights=True)
-    graphs_loaded, weights_loaded = loaded.sample(20, seed=3, return_weights=True)
+    graphs, weights = fitted.sample(20, seed=3), fitted.sample_weights(20, seed=3)
+    graphs_loaded = loaded.sample(20, seed=3)
+    weights_loaded = loaded.sample_weights(20, seed=3)
     np.testing.assert_array_equal(graphs, graphs_loaded)
     for name in weights:
         np.testing.assert_array_equal(weights[name], weights_loaded[name])

@@ -116,7 +116,7 @@ def test_apply_projection_rescales_first_layer_groups_only():
     graph = graph_tilde * jnp.asarray(dag_mask(4, rng) * rng.uniform(0.2, 1.0, (4, 4)),
                                       jnp.float32)
     projected = model.apply_projection(weights, graph_tilde, graph)
-    np.testing.assert_allclose(model.adjacency_of(projected), graph, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(model.graph_of(projected), graph, rtol=1e-5, atol=1e-6)
     directions = np.asarray(projected["W1"]) / np.maximum(
         np.asarray(graph)[..., None], 1e-30)
     kept = np.asarray(graph) > 0
@@ -165,7 +165,7 @@ def test_network_jacobian_is_zero_exactly_where_the_adjacency_is_zero(activation
     masks = jnp.asarray(np.stack([dag_mask(p, rng) for _ in range(3)]), jnp.float32)
     graph_tilde = model.graph_of(weights)
     projected = model.apply_projection(weights, graph_tilde, graph_tilde * masks)
-    adjacency = np.asarray(model.adjacency_of(projected))
+    adjacency = np.asarray(model.graph_of(projected))
 
     def f(x):  # (p,) → (L, p)
         return model.predict_mean(projected, x[None])[:, 0]

@@ -82,7 +82,7 @@ def test_benchmark_panels_show_mean_and_standard_error_per_method():
             for b, a in [(b + offset + n / 100, a)]]
     fig = plotting.plot_benchmark(rows, metrics=["brier", "auroc"])
     brier_ax, auroc_ax = fig.axes[:2]
-    assert brier_ax.get_title() == "Brier score" and auroc_ax.get_title() == "AUROC (%)"
+    assert brier_ax.get_title() == "Brier" and auroc_ax.get_title() == "AUROC (%)"
     prodag_line = brier_ax.lines[0]
     np.testing.assert_allclose(np.asarray(prodag_line.get_xdata(), float), [10, 100, 1000])
     np.testing.assert_allclose(np.asarray(prodag_line.get_ydata(), float), [4.1, 5.0, 14.0])

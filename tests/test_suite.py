@@ -1,7 +1,6 @@
 """The benchmark suite's bookkeeping (benchmarks.suite): merging re-runs with old rows,
 resuming interrupted runs, the synthetic runner's settings, and the package's imports."""
 
-import ast
 import json
 from pathlib import Path
 
@@ -141,44 +140,6 @@ def test_experiments_keep_the_interface_the_cli_uses():
     assert suite.EXPERIMENTS["nonlinear-10-n100"].settings == {
         "p": 10, "s": 20, "sem": "mlp", "n_grid": (100,),
         "variants": {"ProDAG (2 units, no bias)": {"hidden_units": 2, "bias": False}}}
-
-
-def _imports(path: Path) -> set[str]:
-    """The modules of the ``benchmarks`` package that ``path`` imports (anywhere in it)."""
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                base = "benchmarks" + (f".{base}" if base else "")
-            found.add(base)
-            found |= {f"{base}.{alias.name}" for alias in node.names}
-    return {name for name in found if name.split(".")[0] == "benchmarks"}
-
-
-def test_the_benchmarks_package_has_no_import_cycle_and_no_path_edits():
-    modules = {("benchmarks" if path.stem == "__init__" else f"benchmarks.{path.stem}"): path
-               for path in BENCHMARKS.glob("*.py")}
-    graph = {name: _imports(path) & set(modules) - {name} for name, path in modules.items()}
-    assert graph["benchmarks.suite"] >= {"benchmarks.sachs", "benchmarks.munin",
-                                         "benchmarks.synthetic"}
-    state = {}
-
-    def visit(name, trail):
-        if state.get(name) == "open":
-            raise AssertionError("import cycle: " + " -> ".join([*trail, name]))
-        if name not in state:
-            state[name] = "open"
-            for imported in sorted(graph[name]):
-                visit(imported, [*trail, name])
-            state[name] = "done"
-
-    for name in graph:
-        visit(name, [])
-    for path in modules.values():
-        assert "sys.path" not in path.read_text(), path.name
 
 
 def test_a_sweep_with_one_value_is_drawn_as_bars():

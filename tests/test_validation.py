@@ -71,14 +71,14 @@ def test_ragged_rows():
 
 
 def test_too_few_rows():
-    with pytest.raises(DataError, match="1 row.*at least 2"):
+    with pytest.raises(DataError, match="1 sample.*rows.*at least 2"):
         check_data([[1.0, 2.0]])
 
 
 def test_min_rows_respected():
     X = np.arange(10.0).reshape(5, 2)
     check_data(X, min_rows=5)
-    with pytest.raises(DataError, match="5 row.*at least 6"):
+    with pytest.raises(DataError, match="5 sample.*rows.*at least 6"):
         check_data(X, min_rows=6)
 
 
@@ -88,7 +88,7 @@ def test_min_rows_below_two_rejected():
 
 
 def test_too_few_variables():
-    with pytest.raises(DataError, match="1 variable.*at least 2"):
+    with pytest.raises(DataError, match="1 feature.*minimum of 2.*2 variables"):
         check_data(np.arange(5.0).reshape(5, 1))
 
 
@@ -108,7 +108,7 @@ def test_non_numeric_list_column_named():
 
 
 def test_complex_rejected():
-    with pytest.raises(DataError, match="not numeric"):
+    with pytest.raises(DataError, match="Complex data not supported"):
         check_data(np.array([[1 + 1j, 2], [3, 4]]))
 
 

@@ -41,6 +41,8 @@ from importlib.resources import files
 import numpy as np
 import pandas as pd
 
+from prodag.graph import adjacency_from_edges, edge_names
+
 SACHS_VARIABLES = ("raf", "mek", "plcg", "pip2", "pip3", "erk", "akt", "pka", "pkc", "p38",
                    "jnk")
 """Short names of the 11 Sachs variables, in column order."""
@@ -63,22 +65,6 @@ SACHS_CONDITIONS = (
 def _read_csv(relative_path: str) -> pd.DataFrame:
     with files("prodag").joinpath("data", relative_path).open("r", encoding="utf-8") as handle:
         return pd.read_csv(handle)
-
-
-def _graph_from_edges(edges: pd.DataFrame, nodes) -> np.ndarray:
-    """``(p, p)`` int 0/1 adjacency from a ``source,target`` table; ``[j, k] = 1`` for j → k."""
-    index = {name: i for i, name in enumerate(nodes)}
-    graph = np.zeros((len(nodes), len(nodes)), dtype=np.int64)
-    graph[edges["source"].map(index).to_numpy(), edges["target"].map(index).to_numpy()] = 1
-    return graph
-
-
-def _edge_names(graph: np.ndarray, nodes) -> list[tuple[str, str]]:
-    graph = np.asarray(graph)
-    if graph.shape != (len(nodes), len(nodes)):
-        raise ValueError(f"graph must have shape ({len(nodes)}, {len(nodes)}), one row and "
-                         f"column per variable; got {graph.shape}.")
-    return [(nodes[j], nodes[k]) for j, k in zip(*np.nonzero(graph))]
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,7 +92,7 @@ class SachsData:
 
     def edges(self, graph: np.ndarray | None = None) -> list[tuple[str, str]]:
         """``(source, target)`` names of the edges of ``graph`` (default: ``self.graph``)."""
-        return _edge_names(self.graph if graph is None else graph, self.variables)
+        return edge_names(self.graph if graph is None else graph, self.variables)
 
 
 def load_sachs(observational_only: bool = False) -> SachsData:
@@ -130,8 +116,8 @@ def load_sachs(observational_only: bool = False) -> SachsData:
     targets = np.repeat(np.array([target for _, _, target in blocks], dtype=object), sizes)
     return SachsData(
         data=data,
-        graph=_graph_from_edges(_read_csv("sachs/sachs_cdt18_edges.csv"), variables),
-        graph_dag=_graph_from_edges(_read_csv("sachs/sachs_consensus_edges.csv"), variables),
+        graph=adjacency_from_edges(_read_csv("sachs/sachs_cdt18_edges.csv"), variables),
+        graph_dag=adjacency_from_edges(_read_csv("sachs/sachs_consensus_edges.csv"), variables),
         variables=variables,
         conditions=conditions,
         intervention_targets=targets,
@@ -153,11 +139,11 @@ class Munin1Graph:
 
     def edges(self, graph: np.ndarray | None = None) -> list[tuple[str, str]]:
         """``(source, target)`` names of the edges of ``graph`` (default: ``self.graph``)."""
-        return _edge_names(self.graph if graph is None else graph, self.nodes)
+        return edge_names(self.graph if graph is None else graph, self.nodes)
 
 
 def load_munin1() -> Munin1Graph:
     """Load the MUNIN1 graph (186 nodes, 273 edges)."""
     nodes = _read_csv("munin1/munin1_nodes.csv")["node"].tolist()
-    graph = _graph_from_edges(_read_csv("munin1/munin1_edges.csv"), nodes)
+    graph = adjacency_from_edges(_read_csv("munin1/munin1_edges.csv"), nodes)
     return Munin1Graph(graph=graph, nodes=nodes)

@@ -5,6 +5,8 @@
 and ``λ`` through the projection's implicit gradients. Shapes follow NumPyro: ``event_shape`` is
 ``(p, p)``, ``batch_shape`` the broadcast leading shape of ``loc``/``scale``, and
 ``sample(key, sample_shape)`` returns ``sample_shape + batch_shape + event_shape``.
+
+This is what the inference engine draws the linear SEM's graphs from.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag.projection import project
+from prodag.projection import Projector, make_projector
 
 
 class ProjectedNormal:
@@ -22,12 +24,23 @@ class ProjectedNormal:
     Args:
         loc: mean of ``W̃``, shape ``(..., p, p)``.
         scale: standard deviation of ``W̃`` (positive), broadcastable with ``loc``.
-        lam: ℓ1 radius, scalar or broadcastable to the batch shape; ``inf`` for none.
+        lam: ℓ1 radius; ``inf`` for none. A scalar, an array broadcastable to the batch shape,
+            or one radius per sample: an array broadcastable to ``sample_shape + batch_shape``.
         method: projection method (``"auto"``, ``"exact"``, ``"search"``, ``"path"``).
+        prune: after projecting, zero the entries with ``|W| ≤ prune``.
+        projector: a ready projection ``(W̃, λ) -> W`` (``prodag.projection.make_projector``)
+            used instead of ``method``, ``prune`` and ``options``.
         **options: options passed to ``prodag.project`` for that method.
+
+    The paper's exponential prior on λ is a per-sample radius::
+
+        k1, k2 = jax.random.split(jax.random.PRNGKey(0))
+        lam = 5.0 * jax.random.exponential(k1, (1000,))    # λ ~ Exponential(mean 5)
+        W = ProjectedNormal(loc, scale, lam).sample(k2, (1000,))   # (1000, p, p)
     """
 
-    def __init__(self, loc, scale, lam=jnp.inf, method: str = "auto", **options):
+    def __init__(self, loc, scale, lam=jnp.inf, method: str = "auto", prune: float = 0.0, *,
+                 projector: Projector | None = None, **options):
         loc, scale = jnp.asarray(loc), jnp.asarray(scale)
         dtype = jnp.result_type(loc.dtype, scale.dtype, float)
         shape = jnp.broadcast_shapes(loc.shape, scale.shape)
@@ -41,29 +54,30 @@ class ProjectedNormal:
         self.scale = jnp.broadcast_to(scale.astype(dtype), shape)
         self.batch_shape = tuple(shape[:-2])
         self.event_shape = tuple(shape[-2:])
-        self.lam = jnp.broadcast_to(jnp.asarray(lam, dtype=dtype), self.batch_shape)
+        self.lam = jnp.asarray(lam, dtype=dtype)
+        try:
+            jnp.broadcast_shapes(self.lam.shape, self.batch_shape)
+        except ValueError:
+            raise ValueError(f"lam of shape {self.lam.shape} does not broadcast to the batch "
+                             f"shape {self.batch_shape} (with leading sample axes).") from None
         self.method = method
-        self.options = options
+        self.project = projector if projector is not None else make_projector(method, prune,
+                                                                               **options)
 
-    def sample(self, key: jax.Array, sample_shape: tuple[int, ...] = (),
-               return_continuous: bool = False):
-        """Draw projected DAGs.
-
-        Args:
-            key: a JAX PRNG key.
-            sample_shape: leading shape of the draw.
-            return_continuous: also return the continuous draws ``W̃``.
-
-        Returns:
-            ``W`` of shape ``sample_shape + batch_shape + (p, p)`` (every slice an exact DAG),
-            or ``(W̃, W)`` when ``return_continuous``.
-        """
+    def sample_with_continuous(self, key: jax.Array,
+                               sample_shape: tuple[int, ...] = ()) -> tuple[jax.Array, jax.Array]:
+        """``(W̃, W)``: the continuous draws and their projections, each of shape
+        ``sample_shape + batch_shape + (p, p)``."""
         sample_shape = tuple(sample_shape)
         noise = jax.random.normal(key, sample_shape + self.loc.shape, dtype=self.loc.dtype)
         W_tilde = self.loc + self.scale * noise
         lam = jnp.broadcast_to(self.lam, sample_shape + self.batch_shape)
-        W = project(W_tilde, lam, self.method, **self.options)
-        return (W_tilde, W) if return_continuous else W
+        return W_tilde, self.project(W_tilde, lam)
+
+    def sample(self, key: jax.Array, sample_shape: tuple[int, ...] = ()) -> jax.Array:
+        """Projected DAGs ``W`` of shape ``sample_shape + batch_shape + (p, p)``, every slice
+        an exact DAG."""
+        return self.sample_with_continuous(key, sample_shape)[1]
 
     def __repr__(self) -> str:
         return (f"ProjectedNormal(batch_shape={self.batch_shape}, event_shape={self.event_shape}, "

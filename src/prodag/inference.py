@@ -1,12 +1,12 @@
 """Variational inference for projected DAG posteriors: the ELBO and the optimiser loop.
 
 Generic over any ``StructuralEquationModel`` (``prodag.models.base``) and any differentiable
-projection ``project_fn(W̃ (L, p, p), lam) -> W (L, p, p)``.
+projection ``project(W̃ (L, p, p), lam) -> W (L, p, p)`` (``prodag.projection.make_projector``).
 
 Objective (to minimise), per row of data::
 
     f(θ) = ( −(1/L) Σ_l log p(X | ω_l) + KL(q_θ(ω̃) ‖ p(ω̃)) ) / n,
-    ω_l = model.apply_projection(ω̃_l, W̃_l, project_fn(W̃_l, λ)),  ω̃_l ~ q_θ (reparameterised).
+    ω_l = model.apply_projection(ω̃_l, W̃_l, project(W̃_l, λ)),  ω̃_l ~ q_θ (reparameterised).
 
 Optimiser: Adam. An *epoch* is ``steps_per_epoch`` full-batch Adam steps (the data enter
 through sufficient statistics or as a whole, so one step already sees every row); the epoch's
@@ -16,13 +16,13 @@ best so far by more than ``min_delta`` (absolute, per row), or after ``max_epoch
 
 The whole loop runs on the device: a ``lax.while_loop`` over epochs, each a ``lax.scan`` over
 steps, with early stopping decided inside; the host only wakes up every ``epochs_per_call``
-epochs to update the progress bar.
+epochs to update the progress bar (one ``Progress`` bar can span many fits).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -32,12 +32,11 @@ from jax import lax
 
 from prodag import variational
 from prodag.models.base import StructuralEquationModel, Weights
+from prodag.projection import Projector
 
 SCORE_STREAM = 2 ** 31 - 1
 """``fold_in`` index of the key stream that scores a finished fit (apart from its steps')."""
 
-ProjectFn = Callable[[jax.Array, jax.Array], jax.Array]
-"""``project_fn(W̃ (L, p, p), lam ()) -> W (L, p, p)``, differentiable in both arguments."""
 
 
 @dataclass(frozen=True)
@@ -53,20 +52,27 @@ class TrainingOptions:
     epochs_per_call: int = 20
 
 
+class Params(NamedTuple):
+    """Everything the ELBO is optimised over: ``q``'s parameters and, when the noise variance
+    is learned, its logarithm ``(p,)`` (else ``None``)."""
+
+    q: variational.VariationalParams
+    log_noise_variance: jax.Array | None = None
+
+
 class FitResult(NamedTuple):
     """Outcome of one optimisation: final parameters, the per-epoch objective history and a
     low-noise estimate of the final objective (``VariationalInference.negative_elbo``)."""
 
-    params: dict[str, Any]
+    params: Params
     history: np.ndarray
     """Objective of every epoch run, shape ``(n_epochs,)``."""
-    stopped_early: bool
     objective: float
     """Negative ELBO per row at ``params``: the score for comparing restarts and radii."""
 
 
 class TrainState(NamedTuple):
-    params: dict[str, Any]
+    params: Params
     opt_state: Any
     key: jax.Array
     epoch: jax.Array
@@ -75,34 +81,55 @@ class TrainState(NamedTuple):
     history: jax.Array
 
 
-def projected_draw(model: StructuralEquationModel, project_fn: ProjectFn, params: dict,
+def projected_draw(model: StructuralEquationModel, project: Projector, params: Params,
                    key: jax.Array, n_samples: int, lam: jax.Array) -> tuple[Weights, jax.Array]:
     """``n_samples`` projected draws: the weights ``ω`` (pytree, leading axis L) and ``W (L, p, p)``.
 
-    ``params["q"]`` are the variational parameters. The radius is ``lam`` unless ``params``
-    has ``log_lam_mean``: then each draw has its own ``λ_l ~ Exponential(mean e^{log_lam_mean})``
-    (reparameterised, so the mean receives gradients through ``∂W/∂λ``).
+    The draws use the first half of ``split(key)`` (so fits reproduce those of earlier
+    versions, which spent the second half on a learned radius); ``lam`` is a scalar or one
+    radius per draw ``(L,)``.
     """
-    key_weights, key_lam = jax.random.split(key)
-    weights_tilde = variational.sample(params["q"], key_weights, n_samples)
-    graph_tilde = model.graph_of(weights_tilde)
-    graph = project_fn(graph_tilde, radius_of(params, key_lam, n_samples, lam))
-    return model.apply_projection(weights_tilde, graph_tilde, graph), graph
+    key_weights, _ = jax.random.split(key)
+    return model.draw(params.q, key_weights, n_samples, project, lam)
 
 
-def radius_of(params: dict, key: jax.Array, n_samples: int, lam: jax.Array) -> jax.Array:
-    """The fixed ``lam`` (scalar), or ``(n_samples,)`` exponential draws if λ is learned."""
-    if "log_lam_mean" not in params:
-        return lam
-    exponential = jax.random.exponential(key, (n_samples,), params["log_lam_mean"].dtype)
-    return jnp.exp(params["log_lam_mean"]) * exponential
-
-
-def noise_variance_of(params: dict[str, Any], fixed: jax.Array) -> jax.Array:
+def noise_variance_of(params: Params, fixed: jax.Array) -> jax.Array:
     """The learned per-variable noise variance if ``params`` has one, else ``fixed (p,)``."""
-    if "log_noise_variance" in params:
-        return jnp.exp(params["log_noise_variance"])
+    if params.log_noise_variance is not None:
+        return jnp.exp(params.log_noise_variance)
     return fixed
+
+
+class Progress:
+    """One progress bar over a sequence of fits (``total`` of them): ``stage`` names the fit
+    that runs ("λ=∞", "radius 3/10", "restart 2/3"), ``update`` shows its epoch and objective.
+    Disabled, it does nothing. Use as a context manager."""
+
+    def __init__(self, total: int, enabled: bool = True):
+        self.bar = None
+        if enabled:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, desc="ProDAG", unit="fit", leave=False)
+
+    def stage(self, description: str) -> None:
+        if self.bar is not None:
+            self.bar.set_description(f"ProDAG {description}")
+
+    def update(self, epoch: int, objective: float) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix(epoch=epoch, objective=f"{objective:.4f}")
+
+    def fit_done(self) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 class VariationalInference:
@@ -112,17 +139,15 @@ class VariationalInference:
     so a λ path or a refit on new data of the same shape reuses one compilation.
     """
 
-    def __init__(self, model: StructuralEquationModel, project_fn: ProjectFn,
+    def __init__(self, model: StructuralEquationModel, project: Projector,
                  options: TrainingOptions = TrainingOptions(), prior_mean: float = 0.0,
-                 prior_std: float = 1.0, learn_noise_variance: bool = False,
-                 learn_lam: bool = False):
+                 prior_std: float = 1.0, learn_noise_variance: bool = False):
         self.model = model
-        self.project_fn = project_fn
+        self.project = project
         self.options = options
         self.prior_mean = prior_mean
         self.prior_std = prior_std
         self.learn_noise_variance = learn_noise_variance
-        self.learn_lam = learn_lam
         self.optimizer = optax.adam(options.lr)
         self._run_epochs = jax.jit(self._run_epochs_impl, static_argnums=(0,))
         self._expected_log_likelihood = jax.jit(self._expected_log_likelihood_impl)
@@ -130,35 +155,32 @@ class VariationalInference:
 
     # ---- parameters and objective -------------------------------------------------------
 
-    def init_params(self, p: int, noise_variance: np.ndarray, dtype=jnp.float32,
-                    lam_mean: float = 1.0) -> dict:
+    def init_params(self, p: int, noise_variance: np.ndarray, dtype=jnp.float32) -> Params:
         """Variational parameters at the prior, plus the log noise variances (start
-        ``noise_variance``) and the log mean radius (start ``lam_mean``) when learned."""
-        params = {"q": variational.init_at_prior(self.model.weight_shapes(p), self.prior_mean,
-                                                 self.prior_std, dtype)}
-        if self.learn_noise_variance:
-            params["log_noise_variance"] = jnp.log(jnp.asarray(noise_variance, dtype))
-        if self.learn_lam:
-            params["log_lam_mean"] = jnp.log(jnp.asarray(lam_mean, dtype))
-        return params
+        ``noise_variance``) when they are learned."""
+        q = variational.init_at_prior(self.model.weight_shapes(p), self.prior_mean,
+                                      self.prior_std, dtype)
+        if not self.learn_noise_variance:
+            return Params(q)
+        return Params(q, jnp.log(jnp.asarray(noise_variance, dtype)))
 
-    def objective(self, params: dict, key: jax.Array, data: Any, n_rows: jax.Array,
+    def objective(self, params: Params, key: jax.Array, data: Any, n_rows: jax.Array,
                   lam: jax.Array, noise_variance: jax.Array) -> jax.Array:
         """The Monte Carlo negative ELBO per row (a scalar), differentiable in ``params``."""
-        weights, _ = projected_draw(self.model, self.project_fn, params, key,
+        weights, _ = projected_draw(self.model, self.project, params, key,
                                     self.options.n_samples, lam)
         log_lik = self.model.log_likelihood(weights, data,
                                             noise_variance_of(params, noise_variance))
-        kl = variational.kl_to_prior(params["q"], self.prior_mean, self.prior_std)
+        kl = variational.kl_to_prior(params.q, self.prior_mean, self.prior_std)
         return (kl - jnp.mean(log_lik)) / n_rows
 
     def _expected_log_likelihood_impl(self, params, key, data, lam, noise_variance):
-        weights, _ = projected_draw(self.model, self.project_fn, params, key,
+        weights, _ = projected_draw(self.model, self.project, params, key,
                                     self.options.n_samples, lam)
         return jnp.mean(self.model.log_likelihood(weights, data,
                                                   noise_variance_of(params, noise_variance)))
 
-    def expected_log_likelihood(self, params: dict, key: jax.Array, data: Any, lam: float,
+    def expected_log_likelihood(self, params: Params, key: jax.Array, data: Any, lam: float,
                                 noise_variance: np.ndarray) -> float:
         """``E_q[log p(data | ω)]`` estimated with ``n_samples`` draws (a float)."""
         return float(self._expected_log_likelihood(params, key, data, _scalar(lam, params),
@@ -170,7 +192,7 @@ class VariationalInference:
         return lax.map(lambda key: self.objective(params, key, data, n_rows, lam,
                                                   noise_variance), keys)
 
-    def negative_elbo(self, params: dict, key: jax.Array, data: Any, n_rows: int, lam: float,
+    def negative_elbo(self, params: Params, key: jax.Array, data: Any, n_rows: int, lam: float,
                       noise_variance: np.ndarray, n_batches: int = 10) -> float:
         """The objective (negative ELBO per row) at ``params``, averaged over ``n_batches``
         independent batches of ``n_samples`` draws: a low-noise score for comparing fits
@@ -214,8 +236,8 @@ class VariationalInference:
                               lambda s: self._epoch(s, data, n_rows, lam, noise_variance),
                               state)
 
-    def fit(self, params: dict, data: Any, n_rows: int, lam: float, noise_variance: np.ndarray,
-            key: jax.Array, progress: bool = False, description: str = "ProDAG") -> FitResult:
+    def fit(self, params: Params, data: Any, n_rows: int, lam: float, noise_variance: np.ndarray,
+            key: jax.Array, progress: Progress | None = None) -> FitResult:
         """Optimise ``params`` (e.g. from ``init_params`` or a warm start) on ``data``.
 
         ``data`` is ``model.prepare_data(X)``; ``n_rows`` the number of rows of ``X``;
@@ -228,37 +250,27 @@ class VariationalInference:
                            jnp.full((opts.max_epochs,), jnp.nan, dtype))
         args = (data, jnp.asarray(n_rows, dtype), _scalar(lam, params),
                 jnp.asarray(noise_variance, dtype))
-        bar = _progress_bar(opts.max_epochs, description) if progress else None
-        try:
-            epoch = 0
-            while True:
-                limit = min(epoch + opts.epochs_per_call, opts.max_epochs)
-                state = self._run_epochs(opts.max_epochs, state, jnp.asarray(limit), *args)
-                new_epoch, wait = int(state.epoch), int(state.wait)
-                if bar is not None:
-                    bar.update(new_epoch - epoch)
-                    bar.set_postfix(objective=f"{float(state.history[new_epoch - 1]):.4f}")
-                epoch = new_epoch
-                if wait >= opts.patience or epoch >= opts.max_epochs:
-                    break
-        finally:
-            if bar is not None:
-                bar.close()
+        epoch = 0
+        while True:
+            limit = min(epoch + opts.epochs_per_call, opts.max_epochs)
+            state = self._run_epochs(opts.max_epochs, state, jnp.asarray(limit), *args)
+            epoch, wait = int(state.epoch), int(state.wait)
+            if progress is not None:
+                progress.update(epoch, float(state.history[epoch - 1]))
+            if wait >= opts.patience or epoch >= opts.max_epochs:
+                break
+        if progress is not None:
+            progress.fit_done()
         history = np.asarray(state.history[:epoch])
-        objective = self.negative_elbo(state.params, jax.random.fold_in(key, SCORE_STREAM), data, n_rows,
-                                       lam, noise_variance)
-        return FitResult(state.params, history, wait >= opts.patience, objective)
+        objective = self.negative_elbo(state.params, jax.random.fold_in(key, SCORE_STREAM),
+                                       data, n_rows, lam, noise_variance)
+        return FitResult(state.params, history, objective)
 
 
-def _dtype(params: dict):
+def _dtype(params: Params):
     return jax.tree.leaves(params)[0].dtype
 
 
-def _scalar(lam: float, params: dict) -> jax.Array:
+def _scalar(lam: float, params: Params) -> jax.Array:
     return jnp.asarray(lam, _dtype(params))
 
-
-def _progress_bar(total: int, description: str):
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=description, unit="epoch", leave=False)

@@ -24,7 +24,7 @@ except ImportError as err:  # pragma: no cover - exercised only without the extr
         "prodag.numpyro needs NumPyro, which is not installed: "
         "pip install 'prodag[numpyro]'") from err
 
-from prodag.projection import project
+from prodag.projection import make_projector
 
 __all__ = ["projected_dag"]
 
@@ -68,7 +68,5 @@ def projected_dag(name: str, loc, scale, lam=jnp.inf, method: str = "auto",
     if loc.ndim < 2:
         raise ValueError(f"loc and scale must broadcast to (..., p, p); got shape {loc.shape}.")
     W_tilde = numpyro.sample(f"{name}_tilde", dist.Normal(loc, scale).to_event(2))
-    W = project(W_tilde, lam, method=method, **options)
-    if prune > 0:
-        W = jnp.where(jnp.abs(W) > prune, W, 0.0)
+    W = make_projector(method, prune, **options)(W_tilde, lam)
     return numpyro.deterministic(name, W)

@@ -18,13 +18,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-METRIC_LABELS = {
-    "brier": "Brier score",
-    "eshd": "Exp. SHD",
-    "ef1": "Exp. F1 score (%)",
-    "auroc": "AUROC (%)",
-}
-"""Axis titles of the four posterior metrics, keyed by their names in benchmark results."""
+from prodag.graph import adjacency_from_edges
+from prodag.metrics import METRICS
+
+METRIC_LABELS = METRICS
+"""Axis titles of the four posterior metrics, keyed by their names in benchmark results: the
+table ``prodag.metrics.METRICS`` (this name is kept for existing callers)."""
 
 
 def plot_edge_probabilities(probs, variables: Sequence[str] | None = None, ax: Axes | None = None,
@@ -121,7 +120,7 @@ def plot_graph(graph, threshold: float = 0.5, variables: Sequence[str] | None = 
     return fig
 
 
-def plot_benchmark(results, metrics: Sequence[str] = tuple(METRIC_LABELS), x: str = "n",
+def plot_benchmark(results, metrics: Sequence[str] = tuple(METRICS), x: str = "n",
                    title: str | None = None) -> Figure:
     """Each metric against sample size: mean ± standard error over seeds, one line per method.
 
@@ -154,7 +153,7 @@ def plot_benchmark(results, metrics: Sequence[str] = tuple(METRIC_LABELS), x: st
         if values.min() > 0 and values.max() / values.min() >= 10:
             ax.set_xscale("log")
         ax.set_xlabel(x)
-        ax.set_title(METRIC_LABELS.get(metric, metric))
+        ax.set_title(METRICS.get(metric, metric))
         ax.grid(alpha=0.3)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=max(len(labels), 1),
@@ -198,21 +197,24 @@ def _probabilities_and_names(probs, variables) -> tuple[np.ndarray, list[str]]:
 
 
 def adjacency_matrix(graph, variables: Sequence[str]) -> np.ndarray:
-    """``(p, p)`` 0/1 adjacency of an array or a DiGraph over ``variables``."""
-    if isinstance(graph, nx.DiGraph):
-        index = {name: j for j, name in enumerate(variables)}
-        unknown = set(map(str, graph.nodes)) - set(index)
-        if unknown:
-            raise ValueError(f"true graph has nodes not among the variables: {sorted(unknown)}")
-        adjacency = np.zeros((len(variables), len(variables)))
-        for source, target in graph.edges:
-            adjacency[index[str(source)], index[str(target)]] = 1.0
-        return adjacency
+    """``(p, p)`` float 0/1 adjacency over ``variables`` of a ``(p, p)`` array (nonzero entries
+    are edges) or of anything ``prodag.graph.adjacency_from_edges`` reads (a DiGraph, a
+    ``source,target`` table, pairs)."""
+    if not isinstance(graph, np.ndarray) and not _is_nested_numbers(graph):
+        return adjacency_from_edges(graph, variables).astype(float)
     adjacency = np.asarray(graph, dtype=float)
     if adjacency.shape != (len(variables), len(variables)):
         raise ValueError(f"true graph has shape {adjacency.shape}, expected "
                          f"{(len(variables), len(variables))}")
     return (adjacency != 0).astype(float)
+
+
+def _is_nested_numbers(graph) -> bool:
+    """Whether ``graph`` is a matrix given as nested lists of numbers (not edge pairs)."""
+    try:
+        return np.asarray(graph).dtype.kind in "biuf"
+    except (TypeError, ValueError):
+        return False
 
 
 def _thresholded_digraph(graph, threshold: float, variables) -> nx.DiGraph:

@@ -1,13 +1,96 @@
-"""Choosing the ℓ1 radius λ: the grid, the criteria, and the validation split rule."""
+"""Choosing the ℓ1 radius λ: the validation split rule, the grid and the selection, as pure
+functions (they return the path; nothing is stored on an estimator).
+
+The path: fit with λ = ∞, set ``λ_max`` to the posterior mean of ``‖W‖₁``, fit the radii
+``λ_max·k/n_lambdas`` (k = n_lambdas … 1) and keep the best by the criterion: ``"elbo"`` (every
+radius fitted on all rows, highest ELBO) or ``"validation"`` (best expected log-likelihood of
+held-out rows, then a refit on all rows at the chosen radius: the paper's protocol). The ELBO
+is the default because the paper's ⌊0.1n⌉ held-out rows are too few to rank radii at n = 100
+(``docs/findings.md``).
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+
+from prodag.validation import DataError
+
+if TYPE_CHECKING:
+    import jax
 
 VALIDATION_FRACTION = 0.1
 """Share of rows held out to choose λ by validation (the paper's protocol)."""
+CRITERIA = ("elbo", "validation")
+N_DRAWS_FOR_LAM_MAX = 1000
+"""Posterior draws of the λ = ∞ fit whose mean ``‖W‖₁`` is ``λ_max``."""
 
 
 def validation_size(n: int, fraction: float = VALIDATION_FRACTION) -> int:
     """Rows held out of ``n``: ``⌊fraction · n⌉``, halves rounded up (the paper's ⌊0.1n⌉)."""
     return math.floor(fraction * n + 0.5)
+
+
+def split_rows(Z: np.ndarray, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Seeded split of ``Z (n, p)`` into training rows and ``validation_size(n)`` held-out rows."""
+    n = Z.shape[0]
+    n_val = validation_size(n, fraction)
+    if n_val < 1 or n - n_val < 2:
+        raise DataError(
+            f"Choosing lam needs a validation split of {fraction:.0%} of the rows, but n = {n} "
+            f"leaves {n_val} validation and {n - n_val} training rows. Pass a fixed lam "
+            "(e.g. lam=float('inf')), X_val, or more rows.")
+    order = np.random.default_rng(seed).permutation(n)
+    return Z[order[n_val:]], Z[order[:n_val]]
+
+
+def mean_l1_norm(graphs: np.ndarray) -> float:
+    """Mean ``‖W‖₁`` of samples ``(L, p, p)``."""
+    return float(np.mean(np.sum(np.abs(graphs), axis=(1, 2))))
+
+
+def lambda_grid(lam_max: float, n_lambdas: int) -> np.ndarray:
+    """The radii ``λ_max·k/n_lambdas`` for k = n_lambdas … 1 (largest first), ``(n_lambdas,)``."""
+    return lam_max * np.arange(n_lambdas, 0, -1) / n_lambdas
+
+
+class Selection(NamedTuple):
+    """The kept fit, its radius and the path: ``{"lambdas", "criterion", "scores", "lam_max"}``."""
+
+    result: Any
+    lam: float
+    path: dict
+
+
+def select_lambda(fit_at: Callable[[float, jax.Array, str], Any],
+                  lam_max_of: Callable[[Any, jax.Array], float],
+                  score: Callable[[Any, float, jax.Array], float], n_lambdas: int,
+                  criterion: str, key: jax.Array,
+                  refit: Callable[[float, jax.Array, str], Any] | None = None) -> Selection:
+    """Fit the λ path (module docstring) and return the chosen fit.
+
+    ``fit_at(lam, key, stage)`` fits one radius; ``lam_max_of(result, key)`` is the mean
+    ``‖W‖₁`` of the λ = ∞ fit's posterior; ``score(result, lam, key)`` rates a fit (higher is
+    better); ``refit(lam, key, stage)``, if given, fits the chosen radius again (on all rows).
+    """
+    import jax
+
+    fit_key, score_key, sample_key, refit_key = jax.random.split(key, 4)
+    unbounded = fit_at(math.inf, fit_key, "λ=∞")
+    lam_max = lam_max_of(unbounded, sample_key)
+    grid = lambda_grid(lam_max, n_lambdas)
+    scores, results = [], []
+    for i, lam in enumerate(grid):
+        results.append(fit_at(float(lam), jax.random.fold_in(fit_key, i + 1),
+                              f"radius {i + 1}/{n_lambdas} (λ={lam:.3g})"))
+        scores.append(score(results[-1], float(lam), score_key))
+    best = int(np.nanargmax(scores))
+    lam = float(grid[best])
+    path = {"lambdas": grid.tolist(), "criterion": criterion, "scores": scores,
+            "lam_max": lam_max}
+    if refit is None:
+        return Selection(results[best], lam, path)
+    return Selection(refit(lam, refit_key, f"λ={lam:.3g} on all rows"), lam, path)

@@ -39,10 +39,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from prodag.graph import topological_order
+from prodag.models import SEM_NAMES
+from prodag.selection import validation_size
 from prodag.validation import check_choice, check_integer, check_positive
 
 GRAPH_KINDS = ("er", "sf")
-SEMS = ("linear", "mlp")
 NOISES = ("gaussian", "exponential", "gumbel", "heteroscedastic")
 WEIGHT_RANGE = (0.3, 0.7)
 """Absolute values of SEM weights are uniform on this range, with a random sign."""
@@ -177,8 +178,8 @@ def semi_synthetic(adjacency, n: int, sem: str = "linear", noise: str = "gaussia
 def _simulate_on(adjacency, n, sem, noise, hidden_units, n_val, rng, *, graph, exponent,
                  seed) -> SimulatedData:
     n = check_integer("n", n, minimum=1)
-    n_val = (n + 5) // 10 if n_val is None else check_integer("n_val", n_val, minimum=0)
-    check_choice("sem", sem, SEMS)
+    n_val = validation_size(n) if n_val is None else check_integer("n_val", n_val, minimum=0)
+    check_choice("sem", sem, SEM_NAMES)
     check_choice("noise", noise, NOISES)
     order = topological_order(adjacency)
     p = adjacency.shape[0]

@@ -22,6 +22,10 @@ class DataError(ValueError):
     """The data table cannot be used as it is; the message says why and what to do."""
 
 
+class NonNumericDataError(DataError, TypeError):
+    """Some values of the data table are not numbers (also a ``TypeError``, as numpy raises)."""
+
+
 def _format_names(names: Sequence[object]) -> str:
     """``'a', 'b' and 3 more``: a short, quoted list of names for error messages."""
     shown = ", ".join(repr(str(name)) for name in names[:_MAX_NAMES_SHOWN])
@@ -74,14 +78,20 @@ def _as_array(X) -> np.ndarray:
     if X is None:
         raise DataError("No data was given: pass an (n, p) numpy array, list of lists or "
                         "pandas DataFrame with one row per observation.")
+    if type(X).__module__.startswith("scipy.sparse"):
+        raise DataError("The data is a sparse matrix, and prodag needs dense data (every "
+                        "variable is observed in every row): pass X.toarray().")
     if isinstance(X, pd.Series):
         raise DataError("Expected a 2-D table (n rows x p variables) but got a pandas Series "
                         "(one variable). Pass a DataFrame with at least 2 columns.")
     try:
-        return np.asarray(X)
+        array = np.asarray(X)
     except ValueError as error:  # ragged nested lists
         raise DataError("Could not read the data as a table: the rows have different lengths "
                         f"({error}). Give every row the same number of values.") from None
+    if array.dtype.kind == "c":
+        _reject_complex([f"x{j}" for j in range(array.shape[-1])] if array.ndim else ["x0"])
+    return array
 
 
 def _check_shape(shape: tuple[int, ...], min_rows: int) -> None:
@@ -93,12 +103,14 @@ def _check_shape(shape: tuple[int, ...], min_rows: int) -> None:
                         "that rows are observations and columns are variables.")
     n, p = shape
     if n < min_rows:
-        raise DataError(f"The data has {n} row(s) but at least {min_rows} are needed. Provide "
+        raise DataError(f"The data has {n} sample(s) (rows) but at least {min_rows} are needed. "
+                        "Provide "
                         "more observations (rows are observations, columns are variables; "
                         "transpose the table if it is the other way round).")
     if p < 2:
-        raise DataError(f"The data has {p} variable(s) (columns) but structure learning needs "
-                        "at least 2. Rows must be observations and columns variables.")
+        raise DataError(f"The data has {p} feature(s) (shape={tuple(shape)}) while a minimum of 2 "
+                        "is required: structure learning needs at least 2 variables (columns). "
+                        "Rows must be observations and columns variables.")
 
 
 def _check_unique_names(names: list[str]) -> None:
@@ -130,10 +142,12 @@ def _numeric_array(array: np.ndarray, names: list[str]) -> np.ndarray:
 def _stack_numeric_columns(columns: list[np.ndarray], names: list[str]) -> np.ndarray:
     """Columns as one float64 array; a column is numeric when every value converts to a real
     float (booleans, integers, floats, numeric strings; missing values become NaN)."""
+    _reject_complex([name for column, name in zip(columns, names)
+                     if np.asarray(column).dtype.kind == "c"])
     converted, bad = [], []
     for column, name in zip(columns, names):
         try:
-            if np.asarray(column).dtype.kind in "cmM":  # complex, timedelta, datetime
+            if np.asarray(column).dtype.kind in "mM":  # timedelta, datetime
                 raise TypeError
             converted.append(np.asarray(column, dtype=np.float64))
         except (TypeError, ValueError):
@@ -143,10 +157,17 @@ def _stack_numeric_columns(columns: list[np.ndarray], names: list[str]) -> np.nd
     return np.stack(converted, axis=1)
 
 
+def _reject_complex(names: list[str]) -> None:
+    if names:
+        raise DataError(f"Complex data not supported: column(s) {_format_names(names)} hold "
+                        "complex numbers. Pass real values (e.g. the real part or the modulus).")
+
+
 def _raise_non_numeric(bad: list[str]) -> None:
-    raise DataError(f"{len(bad)} column(s) are not numeric: {_format_names(bad)}. prodag "
-                    "models continuous variables: encode these columns as numbers (e.g. "
-                    "pandas.get_dummies or category codes) or drop them.")
+    raise NonNumericDataError(
+        f"{len(bad)} column(s) are not numeric: {_format_names(bad)} (a value's float() argument "
+        "must be a string or a real number). prodag models continuous variables: encode these "
+        "columns as numbers (e.g. pandas.get_dummies or category codes) or drop them.")
 
 
 def _check_finite(data: np.ndarray, names: list[str]) -> None:
@@ -220,6 +241,14 @@ def check_choice(name: str, value, choices: Iterable):
     return value
 
 
+def check_probability(name: str, value) -> float:
+    """A number in ``[0, 1)`` (an edge-probability threshold), else ``ValueError``."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+            or not 0 <= value < 1):
+        raise ValueError(f"{name} is an edge probability: it must be in [0, 1), got {value!r}.")
+    return float(value)
+
+
 def check_positive_vector(name: str, value, length: int) -> np.ndarray:
     """A float64 vector of ``length`` entries, all finite and > 0.
 
@@ -241,3 +270,24 @@ def check_positive_vector(name: str, value, length: int) -> np.ndarray:
         raise ValueError(f"{name} must be finite and > 0 everywhere; entries at positions "
                          f"{bad[:_MAX_NAMES_SHOWN].tolist()} are {vector[bad[:_MAX_NAMES_SHOWN]].tolist()}.")
     return vector
+
+
+def check_rows(name: str, X, p: int) -> np.ndarray:
+    """``X`` as a finite float ``(m, p)`` array with ``m ≥ 1`` (rows to score or predict)."""
+    try:
+        data = np.asarray(X, dtype=float)
+    except (TypeError, ValueError):
+        raise DataError(f"{name} must be a numeric (m, {p}) table.") from None
+    if data.ndim == 1:
+        raise DataError(f"{name} must be 2-D, (m, {p}); got a 1-D array of shape {data.shape}. "
+                        "Reshape your data: X.reshape(1, -1) for a single row.")
+    if data.ndim == 2 and data.shape[1] != p:
+        raise DataError(f"{name} has {data.shape[1]} features, but ProDAG is expecting {p} "
+                        "features as input (the variables it was fitted on).")
+    if data.ndim != 2 or data.shape[0] < 1:
+        raise DataError(f"{name} must have shape (m, {p}) with m >= 1 (the same "
+                                   f"variables as the training data); got {data.shape}.")
+    if not np.all(np.isfinite(data)):
+        raise DataError(f"{name} contains NaN or infinite values; impute or drop "
+                                   "those rows first.")
+    return data

@@ -10,6 +10,9 @@ A model describes the weights ``ω`` of an SEM whose graph is a projected distri
    first-layer group rescaled by ``W_jk / W̃_jk``, Prop. 2 of the paper);
 5. ``model.log_likelihood(ω, data, noise_variance)``: one value per sample.
 
+``model.draw(q, key, L, project, λ)`` performs steps 1–4 (``draw_through_graph`` is the generic
+version; the linear SEM draws from ``prodag.ProjectedNormal``).
+
 Weights are a pytree (a dict of arrays). ``weight_shapes(p)`` gives the shapes of one sample;
 every array the inference engine passes in has an extra leading sample axis of length L.
 Everything here must be pure JAX, traceable under ``jax.jit`` and ``jax.grad``, with no Python
@@ -22,15 +25,15 @@ from typing import Any, Protocol
 
 import jax
 
+from prodag import variational
+from prodag.projection import Projector
+
 Weights = dict[str, jax.Array]
 """A pytree of weight arrays, each with a leading sample axis ``(L, ...)``."""
 
 
 class StructuralEquationModel(Protocol):
     """An SEM family ``x = f_ω(x) + ε`` with ``ε ~ N(0, diag(noise_variance))``."""
-
-    name: str
-    """Short identifier used in saved files and the CLI: ``"linear"`` or ``"mlp"``."""
 
     def weight_shapes(self, p: int) -> dict[str, tuple[int, ...]]:
         """Shapes of one sample of the weights for ``p`` variables (no sample axis)."""
@@ -42,6 +45,10 @@ class StructuralEquationModel(Protocol):
                          graph: jax.Array) -> Weights:
         """The projected weights ``ω`` given ``ω̃``, ``W̃ (L, p, p)`` and ``W = project(W̃)``."""
 
+    def draw(self, q: variational.VariationalParams, key: jax.Array, n_samples: int,
+             project: Projector, lam: jax.Array) -> tuple[Weights, jax.Array]:
+        """``n_samples`` projected weights ``ω`` (leading axis L) and graphs ``W (L, p, p)``."""
+
     def prepare_data(self, X: jax.Array) -> Any:
         """Precompute what ``log_likelihood`` needs from the data ``X (n, p)`` (a pytree)."""
 
@@ -50,3 +57,14 @@ class StructuralEquationModel(Protocol):
 
     def log_likelihood(self, weights: Weights, data: Any, noise_variance: jax.Array) -> jax.Array:
         """``log p(X | ω)`` of shape ``(L,)``, summed over rows; ``noise_variance`` is ``(p,)``."""
+
+
+def draw_through_graph(model: StructuralEquationModel, q: variational.VariationalParams,
+                       key: jax.Array, n_samples: int, project: Projector,
+                       lam: jax.Array) -> tuple[Weights, jax.Array]:
+    """Steps 1–4 above: ``ω̃ ~ q``, ``W̃ = graph_of(ω̃)``, ``W = project(W̃, λ)`` and the
+    projected weights ``ω``; returns ``(ω, W (L, p, p))``."""
+    weights_tilde = variational.sample(q, key, n_samples)
+    graph_tilde = model.graph_of(weights_tilde)
+    graph = project(graph_tilde, lam)
+    return model.apply_projection(weights_tilde, graph_tilde, graph), graph

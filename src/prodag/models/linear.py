@@ -17,14 +17,15 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from prodag import variational
+from prodag.distributions import ProjectedNormal
 from prodag.models.base import Weights
+from prodag.projection import Projector
 
 
 @dataclass(frozen=True)
 class LinearSEM:
     """Linear SEM; stateless, so one instance serves every fit."""
-
-    name: str = "linear"
 
     def weight_shapes(self, p: int) -> dict[str, tuple[int, ...]]:
         """One ``(p, p)`` weight matrix."""
@@ -38,6 +39,18 @@ class LinearSEM:
                          graph: jax.Array) -> Weights:
         """The projected weights are the projected graph ``W (L, p, p)``."""
         return {"W": graph}
+
+    def draw(self, q: variational.VariationalParams, key: jax.Array, n_samples: int,
+             project: Projector, lam: jax.Array) -> tuple[Weights, jax.Array]:
+        """``n_samples`` draws of ``ProjectedNormal(q)``: ``({"W": W}, W)`` with ``W (L, p, p)``.
+
+        The normal draws use the key ``variational.sample`` gives the weight ``"W"``, so this
+        equals the generic ``draw_through_graph``."""
+        (weight_key,) = jax.random.split(key, 1)
+        distribution = ProjectedNormal(q.loc["W"], variational.stddev(q)["W"], lam,
+                                       projector=project)
+        graph = distribution.sample(weight_key, (n_samples,))
+        return {"W": graph}, graph
 
     def prepare_data(self, X: jax.Array) -> dict[str, Any]:
         """Sufficient statistics of ``X (n, p)``: the Gram matrix ``XᵀX (p, p)`` and ``n``."""

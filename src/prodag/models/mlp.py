@@ -18,32 +18,21 @@ Weights of one sample (``d = hidden_units``, ``H = hidden_layers``)::
 Biases are left out when ``bias=False``. Every array the inference engine passes in carries
 a leading sample axis ``L``. All nodes and samples are evaluated in a handful of einsums.
 
-Choosing the options (a first look on the paper's simulator, ER p = 10, s = 20, n = 100,
-fixed λ ∈ {5, 10, 15}, prior N(0, 1), exact projection, noise variance 1 = the truth, one
-fit per setting and seed):
-
-* ``bias=False`` learned the structure better than ``bias=True``: on seeds 1–2, d = 10
-  without biases reached AUROC 69–89 % and a best Brier of 8.0 and 10.1, d = 5 with biases
-  AUROC 62–76 % and 11.8 and 13.3; on seed 0, d = 10 with biases AUROC 69–85 % and Brier
-  ≥ 11.8, d = 5 without 71–82 % and 10.5. With biases the posterior moves the first-layer
-  biases up (mean ≈ 0.8), the ReLUs stay on and the networks act almost linearly; the
-  simulator's networks have no biases. The benchmark in ``benchmarks/results`` has the
-  numbers with λ selection.
-* The ELBO of the MLP has several local optima (orders): fits from different keys end at
-  per-row objectives apart by several nats, so restarts that keep the best ELBO help.
-* Longer training does not help: without early stopping, 2 000 steps give the same metrics
-  as the ~300 steps early stopping takes.
+On the paper's simulator (whose networks have no biases) ``bias=False`` learned the structure
+better: with biases the fitted networks stay almost linear (``docs/findings.md``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
 
 import jax
 import jax.numpy as jnp
 
-from prodag.models.base import Weights
+from prodag.models.base import Weights, draw_through_graph
+from prodag.projection import Projector
+from prodag.variational import VariationalParams
 
 ACTIVATIONS: dict[str, Callable[[jax.Array], jax.Array]] = {
     "relu": jax.nn.relu,
@@ -75,6 +64,7 @@ def group_scale(graph_tilde: jax.Array, graph: jax.Array) -> jax.Array:
     return jnp.where(nonzero, graph / jnp.where(nonzero, graph_tilde, 1.0), 0.0)
 
 
+@dataclass(frozen=True)
 class MLPSEM:
     """Nonlinear SEM ``x = f_ω(x) + ε`` with one MLP per node (paper Section 5).
 
@@ -90,30 +80,21 @@ class MLPSEM:
         Number of hidden layers ``H ≥ 1``; only the first one is projected.
     """
 
-    name = "mlp"
+    hidden_units: int = 10
+    activation: str = "relu"
+    bias: bool = True
+    hidden_layers: int = 1
 
-    def __init__(self, hidden_units: int = 10, activation: str = "relu", bias: bool = True,
-                 hidden_layers: int = 1):
-        if int(hidden_units) != hidden_units or hidden_units < 1:
-            raise ValueError(f"hidden_units must be a positive integer, got {hidden_units!r}.")
-        if int(hidden_layers) != hidden_layers or hidden_layers < 1:
-            raise ValueError(f"hidden_layers must be a positive integer, got {hidden_layers!r}.")
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"Unknown activation {activation!r}; choose one of "
+    def __post_init__(self):
+        for name in ("hidden_units", "hidden_layers"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or int(value) != value or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+            object.__setattr__(self, name, int(value))
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"Unknown activation {self.activation!r}; choose one of "
                              f"{sorted(ACTIVATIONS)}.")
-        self.hidden_units = int(hidden_units)
-        self.activation = activation
-        self.bias = bool(bias)
-        self.hidden_layers = int(hidden_layers)
-
-    def __repr__(self) -> str:
-        return (f"MLPSEM(hidden_units={self.hidden_units}, activation={self.activation!r}, "
-                f"bias={self.bias}, hidden_layers={self.hidden_layers})")
-
-    def get_config(self) -> dict[str, Any]:
-        """The constructor arguments, e.g. for saving a fitted model."""
-        return {"hidden_units": self.hidden_units, "activation": self.activation,
-                "bias": self.bias, "hidden_layers": self.hidden_layers}
+        object.__setattr__(self, "bias", bool(self.bias))
 
     # ------------------------------------------------------------------ weights and graph
     def weight_shapes(self, p: int) -> dict[str, tuple[int, ...]]:
@@ -145,9 +126,10 @@ class MLPSEM:
         weights["W1"] = weights_tilde["W1"] * group_scale(graph_tilde, graph)[..., None]
         return weights
 
-    def adjacency_of(self, weights: Weights) -> jax.Array:
-        """Weighted adjacency ``W_jk = ‖ω_jk‖₂`` of (projected) weights: ``(L, p, p)``."""
-        return safe_group_norm(weights["W1"])
+    def draw(self, q: VariationalParams, key: jax.Array, n_samples: int, project: Projector,
+             lam: jax.Array) -> tuple[Weights, jax.Array]:
+        """``n_samples`` projected networks and their graphs ``(L, p, p)`` (see ``base.py``)."""
+        return draw_through_graph(self, q, key, n_samples, project, lam)
 
     # ------------------------------------------------------------------ likelihood
     def prepare_data(self, X: jax.Array) -> jax.Array:

@@ -9,7 +9,8 @@ paper's backward pass: computed from the output ``W`` alone, per sample.
 
 from __future__ import annotations
 
-from functools import partial
+from collections.abc import Callable
+from functools import lru_cache, partial
 
 import jax
 import jax.numpy as jnp
@@ -27,10 +28,8 @@ METHODS = ("auto", "exact", "search", "path")
 AUTO_EXACT_MAX_NODES = 9
 """``method="auto"`` uses the exact DP up to this many nodes and local search above.
 
-Measured (CPU time of one compiled call, L = 100, float32, N(0, 1) input, 2-core CPU):
-exact/search 1.6/1.6 ms at p = 8, 1.9/2.3 at p = 9, 5.1/2.9 at p = 10, 11.8/3.4 at p = 11,
-~200/8 ms (wall) at p = 12. Up to p = 9 the optimal DP costs no more than the search; above,
-its cost doubles per node while the search stays within 0.2-0.3% of the optimum there.
+Up to p = 9 the optimal DP costs no more than the search; above, its cost doubles per node
+while the search stays within 0.2-0.3% of the optimum (timings in ``docs/findings.md``).
 """
 
 _OPTIONS = {
@@ -146,3 +145,25 @@ def project(W_tilde, lam=jnp.inf, method: str = "auto", **options) -> jax.Array:
     if not isinstance(lam, jax.core.Tracer) and not np.all(np.asarray(lam) >= 0):
         raise ValueError(f"lam must be nonnegative (inf for no ℓ1 constraint); got {lam!r}.")
     return _project(W_tilde, jnp.asarray(lam), method, _check_options(method, options))
+
+
+Projector = Callable[[jax.Array, jax.Array], jax.Array]
+"""``projector(W̃ (..., p, p), lam) -> W (..., p, p)``, differentiable in both arguments."""
+
+
+@lru_cache(maxsize=32)
+def make_projector(method: str = "auto", prune: float = 0.0, **options) -> Projector:
+    """The projection ``(W̃, λ) -> W`` with ``method`` and its ``options`` fixed, followed by
+    pruning: entries with ``|W| ≤ prune`` are set to zero (``prune = 0`` keeps ``W`` as it is).
+
+    One function per setting (cached), so compiled code that closes over it is reused.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown projection method {method!r}; choose one of {METHODS}.")
+    prune = float(prune)
+
+    def projector(W_tilde, lam):
+        W = project(W_tilde, lam, method=method, **options)
+        return jnp.where(jnp.abs(W) > prune, W, 0.0) if prune > 0 else W
+
+    return projector

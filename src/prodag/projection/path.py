@@ -9,7 +9,7 @@ Per sample: scale ``W̃`` by ``c = max|W̃|``; start at ``W = 0``, ``μ = 1``; f
 ``max|grad| ≤ tol`` or ``max_steps`` steps, then halve ``μ``. Finally keep the entries with
 ``|c · W| > threshold`` and copy ``W̃`` onto that support. The log-det barrier does not make
 that support exactly acyclic, so the remaining cycles are broken by removing edges on cycles,
-lightest first (``prodag.graph.remove_cycles``); the number of removed edges is reported.
+lightest first (``prodag.projection.cycles.remove_cycles``); the number of removed edges is reported.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from prodag.graph import remove_cycles
+from prodag.projection.cycles import remove_cycles
 
 
 def path_descent(target: jax.Array, mu: jax.Array, start: jax.Array, step_size: float,

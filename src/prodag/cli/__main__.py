@@ -1,0 +1,5 @@
+"""``python -m prodag.cli``: the ``prodag`` command."""
+
+from prodag.cli.application import main
+
+main()

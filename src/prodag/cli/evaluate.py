@@ -1,0 +1,94 @@
+"""``prodag evaluate``: score a posterior against a known graph."""
+
+from __future__ import annotations
+
+import zipfile
+import zlib
+from pathlib import Path
+from typing import Annotated, Optional
+
+import numpy as np
+import typer
+
+from prodag.cli import options as o
+from prodag.cli.errors import friendly_errors
+from prodag.cli.files import read_graph, require_file
+from prodag.cli.results import RESULT_FILES, write_json
+from prodag.cli.tables import posterior_metrics, print_metrics_table
+from prodag.validation import DataError
+
+NPZ_READ_ERRORS = (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error)
+"""What numpy raises for a file that is not a complete ``.npz`` archive."""
+
+
+@friendly_errors
+def evaluate(
+    posterior: Annotated[Path, typer.Argument(
+        metavar="POSTERIOR", help="A results folder of 'prodag fit', its samples.npz, or its posterior.npz.")],
+    truth: Annotated[Path, typer.Option(
+        help="True graph CSV: an edge list with columns source,target, or a p × p adjacency "
+             "matrix with variable names as header and first column.")],
+    n_draws: Annotated[int, typer.Option(
+        min=1, help="Graphs drawn from a posterior.npz (a folder or samples.npz is scored "
+                    "as written).")] = o.N_DRAWS,
+    seed: Annotated[Optional[int], typer.Option(
+        min=0, show_default="the fit's own sampling key",
+        help="Seed for drawing from a posterior.npz. By default its draws are those of "
+             "samples.npz, so a results folder and its posterior.npz score the same.")] = None,
+    json_out: Annotated[Optional[Path], typer.Option(
+        "--json", help="Also write the metrics to this JSON file.")] = None,
+):
+    """Score a posterior against a known graph with the paper's four metrics.
+
+    Brier score, expected SHD, expected F1 (%) and AUROC (%); lower Brier/E-SHD and higher
+    E-F1/AUROC are better.
+    """
+    samples, variables = load_samples(posterior, n_draws=n_draws, seed=seed)
+    scores = posterior_metrics(samples, read_graph(truth, variables))
+    typer.echo(f"{len(samples)} posterior graphs over {len(variables)} variables vs {truth}:\n")
+    print_metrics_table({"posterior": scores})
+    if json_out is not None:
+        write_json(json_out, {"posterior": str(posterior), "truth": str(truth),
+                              "n_graphs": len(samples), **scores})
+
+
+def load_samples(path: Path, *, n_draws: int, seed: int | None) -> tuple[np.ndarray, list[str]]:
+    """Posterior graphs ``(L, p, p)`` and variable names from a results folder (its
+    samples.npz), a samples.npz file, or a saved posterior: ``sample(n_draws, seed)`` of
+    ``ProDAG.load``, whose default key (``seed=None``) is the one ``fit`` drew samples.npz
+    with."""
+    if path.is_dir():
+        if not (path / RESULT_FILES["samples"]).is_file():
+            raise DataError(f"{path} is a directory without {RESULT_FILES['samples']}: give a "
+                            "results folder of 'prodag fit', a samples.npz or a posterior.npz.")
+        path = path / RESULT_FILES["samples"]
+    require_file(path)
+    names = npz_names(path)
+    if {"samples", "variables"} <= names:
+        with np.load(path, allow_pickle=False) as archive:
+            return np.asarray(archive["samples"]), [str(v) for v in archive["variables"]]
+    from prodag import ProDAG
+
+    estimator = ProDAG.load(path)
+    return np.asarray(estimator.sample(n_draws, seed=seed)), [str(v) for v in estimator.columns_]
+
+
+def npz_names(path: Path) -> set[str]:
+    """The array names of the ``.npz`` archive ``path``, every array read once, so that a
+    file that is no complete ``.npz`` (a ``.npy``, a CSV, an empty or truncated file) is a
+    ``DataError`` here."""
+    what = f"{path} is not a samples.npz or posterior.npz written by prodag"
+    if not zipfile.is_zipfile(path):
+        with path.open("rb") as handle:
+            start = handle.read(6)
+        kind = ("it is empty" if not start else
+                "it holds a single numpy array (.npy)" if start == b"\x93NUMPY" else
+                "it is not an .npz archive, or it is truncated")
+        raise DataError(f"{what}: {kind}.")
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            for name in archive.files:
+                archive[name]
+            return set(archive.files)
+    except NPZ_READ_ERRORS as error:
+        raise DataError(f"{what}: it is damaged or truncated ({error}).") from None

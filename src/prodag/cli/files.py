@@ -1,0 +1,148 @@
+"""Files in: the data table and a true graph, checked so that a malformed file is named with
+what is wrong and how to fix it, before any fitting starts.
+
+(Reading a CSV robustly is of use beyond the command line; it can move into the library.)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from prodag.cli.errors import warn
+from prodag.graph import adjacency_from_edges
+from prodag.validation import DataError, check_data
+
+SEPARATOR_NAMES = {"\t": "a tab", ";": "';'", "|": "'|'"}
+"""Separators recognised in a file read as one column, and how a message names them."""
+INDEX_NAMES = {"id", "index", "idx", "row", "rowid", "row_id", "rownames"}
+"""Names (any case) of a first column that is a saved row index when it counts the rows."""
+
+
+def require_file(path: Path, what: str = "file") -> None:
+    """A ``FileNotFoundError`` or ``DataError`` unless ``path`` is an existing file."""
+    if path.is_dir():
+        raise DataError(f"{path} is a directory; give the {what} inside it.")
+    if not path.is_file():
+        raise FileNotFoundError(2, "No such file", str(path))
+
+
+def prepare_out(out: Path) -> None:
+    """Create the results folder ``out`` now, so that a bad ``--out`` fails before a fit."""
+    if out.exists() and not out.is_dir():
+        raise DataError(f"--out {out} is an existing file; name a folder for the results "
+                        "(it is created if missing).")
+    out.mkdir(parents=True, exist_ok=True)
+
+
+def parse_sep(sep: str) -> str:
+    """The ``--sep`` text as a separator; ``tab`` and a typed ``\\t`` mean a tab."""
+    return "\t" if sep in ("tab", "\\t") else sep
+
+
+def read_table(path: Path, *, sep: str = ",", header: bool = True) -> pd.DataFrame:
+    """Read a CSV data table (one row per observation, one column per variable).
+
+    Refused, with the fix: a file whose header row holds numbers only (no header: pass
+    ``--no-header``) and a file read as one column that contains another separator (pass
+    ``--sep``). Dropped with a warning: a first column that is a saved row index, i.e. one
+    with an empty header (pandas' ``Unnamed: 0``), or one named like an index (``INDEX_NAMES``,
+    e.g. ``id``) whose values count the rows (0..n-1 or 1..n). With ``header=False``
+    the columns are named ``X0 .. X{p-1}``.
+    """
+    require_file(path, "CSV file")
+    try:
+        frame = pd.read_csv(path, sep=sep, header=0 if header else None)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+        raise DataError(f"Could not read {path} as a CSV table: {error}") from None
+    if header:
+        _check_header(path, sep)
+    else:
+        frame.columns = [f"X{j}" for j in range(frame.shape[1])]
+    _check_separator(path, frame, sep)
+    return _drop_index_column(path, frame)
+
+
+def _check_header(path: Path, sep: str) -> None:
+    names = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str).iloc[0]
+    if names.notna().all() and all(_is_number(name) for name in names):
+        shown = ", ".join(name[:10] for name in list(names)[:3])
+        raise DataError(f"The first row of {path} holds numbers ({shown}, ...), not variable "
+                        "names: the file seems to have no header row. Add a header row of "
+                        "variable names, or pass --no-header (the columns are then named "
+                        "X0, X1, ...).")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _check_separator(path: Path, frame: pd.DataFrame, sep: str) -> None:
+    if frame.shape[1] != 1:
+        return
+    name = str(frame.columns[0])
+    found = [other for other in SEPARATOR_NAMES if other != sep and other in name]
+    if found:
+        raise DataError(f"{path} reads as one column, {name[:40]!r}..., which contains "
+                        f"{SEPARATOR_NAMES[found[0]]}: the file seems to be separated by "
+                        f"{SEPARATOR_NAMES[found[0]]}, not {sep!r}. Pass --sep "
+                        f"{'tab' if found[0] == chr(9) else repr(found[0])}.")
+
+
+def _drop_index_column(path: Path, frame: pd.DataFrame) -> pd.DataFrame:
+    if frame.shape[1] < 2:
+        return frame
+    first = frame.columns[0]
+    values = frame[first].to_numpy()
+    rows = np.arange(len(frame))
+    unnamed = str(first).startswith("Unnamed: 0")
+    counts = (str(first).lower() in INDEX_NAMES and np.issubdtype(values.dtype, np.number)
+              and (np.array_equal(values, rows) or np.array_equal(values, rows + 1)))
+    if not (unnamed or counts):
+        return frame
+    reason = "it has no header" if unnamed else "its values number the rows"
+    warn(f"ignoring the first column {first!r} of {path}: {reason}, so it is taken as a "
+         "saved row index, not a variable.")
+    return frame.drop(columns=first)
+
+
+def read_graph(path: Path, variables: list[str]) -> np.ndarray:
+    """A true graph from CSV as a ``(p, p)`` 0/1 adjacency over ``variables``.
+
+    Two layouts are accepted: an edge list with columns ``source,target`` (one directed edge
+    per row), or a ``p × p`` adjacency matrix whose first column and header hold the variable
+    names (nonzero ``[j, k]`` = edge j → k).
+    """
+    require_file(path, "graph CSV file")
+    frame = pd.read_csv(path)
+    if {"source", "target"} <= set(frame.columns):
+        try:
+            return adjacency_from_edges(frame.astype({"source": str, "target": str}),
+                                        variables)
+        except ValueError as error:
+            raise DataError(f"The graph file {path}: {error} Known variables: "
+                            f"{', '.join(variables)}.") from None
+    matrix = frame.set_index(frame.columns[0])
+    matrix.index = matrix.index.astype(str)
+    if sorted(matrix.index) != sorted(variables) or sorted(matrix.columns) != sorted(variables):
+        raise DataError(f"The graph file {path} is neither an edge list (columns 'source,target')"
+                        " nor an adjacency matrix labelled by the variables "
+                        f"({', '.join(variables)}).")
+    return (matrix.loc[variables, variables].to_numpy(dtype=float) != 0).astype(np.int64)
+
+
+def log_transform(frame: pd.DataFrame) -> pd.DataFrame:
+    """Natural log of every value; all values must be positive."""
+    data, names = check_data(frame)
+    nonpositive = [name for name, low in zip(names, data.min(axis=0)) if low <= 0]
+    if nonpositive:
+        raise DataError(f"--log-transform needs positive values, but column(s) "
+                        f"{', '.join(nonpositive)} contain values <= 0. Shift those columns "
+                        "or drop --log-transform.")
+    return pd.DataFrame(np.log(data), columns=names, index=frame.index)

@@ -1,0 +1,89 @@
+"""``prodag fit``: learn a posterior over DAGs from a CSV table and write its files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from prodag.cli import options as o
+from prodag.cli.errors import friendly_errors
+from prodag.cli.files import log_transform, parse_sep, prepare_out, read_table
+from prodag.cli.results import (RESULT_FILES, echo_done, fit_posterior, lam_used, write_json,
+                                write_results)
+from prodag.cli.tables import print_edges, ranked_edges
+
+
+@friendly_errors
+def fit(
+    data: Annotated[Path, typer.Argument(
+        metavar="DATA", help="CSV file: a header row of variable names, then one row per observation. A "
+             "first column holding a saved row index is dropped with a warning.")],
+    out: o.OutOption = Path("prodag-results"),
+    sep: Annotated[str, typer.Option(
+        help="Column separator of the CSV file ('tab' for tabs).")] = ",",
+    header: Annotated[bool, typer.Option(
+        "--header/--no-header", help="--no-header: the file has no header row; the "
+                                     "columns are named X0, X1, ...")] = True,
+    sem: o.SemOption = o.Sem(o.API["sem"]),
+    lam: o.LamOption = o.lam_text(o.API["lam"]),
+    select_by: o.SelectByOption = o.SelectBy(o.API["select_by"]),
+    restarts: o.RestartsOption = o.API["n_restarts"],
+    hidden_units: o.HiddenUnitsOption = o.API["hidden_units"],
+    bias: o.BiasOption = o.API["bias"],
+    n_samples: o.NSamplesOption = o.API["n_samples"],
+    max_epochs: o.MaxEpochsOption = o.API["max_epochs"],
+    seed: o.FitSeedOption = o.API["seed"],
+    projection: o.ProjectionOption = o.Projection(o.API["projection"]),
+    standardize: o.StandardizeOption = o.API["standardize"],
+    prune: o.PruneOption = o.API["prune"],
+    log_transform_data: Annotated[bool, typer.Option(
+        "--log-transform", help="Take the natural log of every value first (for positive "
+                                "data spanning orders of magnitude, e.g. flow "
+                                "cytometry).")] = False,
+    threshold: o.ThresholdOption = 0.5,
+    n_draws: o.NDrawsOption = o.N_DRAWS,
+    top: o.TopOption = 20,
+    progress: o.ProgressOption = o.API["progress"],
+):
+    """Learn a posterior over DAGs from a CSV table and write it to --out.
+
+    Every setting shared with the Python API defaults to the API's value (ProDAG(...)):
+    in particular the data are not standardised unless --standardize is given.
+
+    Writes into --out: edge_probabilities.csv (row = parent, column = child), samples.npz
+    (arrays 'samples' of shape (n_draws, p, p), weighted DAGs with entry j, k the edge
+    j -> k, and 'variables'), posterior.npz (reload with prodag.ProDAG.load), heatmap.png,
+    graph.png and summary.json; then prints the most probable edges and the l1 radius used.
+    """
+    radius = o.parse_lam(lam)
+    frame = read_table(data, sep=parse_sep(sep), header=header)
+    if log_transform_data:
+        frame = log_transform(frame)
+    variables = [str(name) for name in frame.columns]
+    prepare_out(out)
+    settings = {"sem": sem.value, "lam": radius, "select_by": select_by.value,
+                "n_restarts": restarts, "hidden_units": hidden_units, "bias": bias,
+                "n_samples": n_samples, "max_epochs": max_epochs, "seed": seed,
+                "projection": projection.value, "standardize": standardize, "prune": prune,
+                "progress": progress}
+    model = "an MLP" if sem.value == "mlp" else "a linear"
+    typer.echo(f"Fitting {model} ProDAG posterior to {data} ({len(frame)} rows, "
+               f"{len(variables)} variables)...")
+    estimator, seconds = fit_posterior(frame, **settings)
+    results = write_results(estimator, variables, out, threshold=threshold, n_draws=n_draws)
+    ranked = ranked_edges(results["probabilities"], variables, results["samples"])
+    summary = {
+        "data": str(data), "n": len(frame), "p": len(variables), "variables": variables,
+        "options": {**settings, "lam": lam, "n_restarts": estimator.n_restarts_,
+                    "seed": estimator.seed_, "log_transform": log_transform_data,
+                    "threshold": threshold, "n_draws": n_draws},
+        "lam_used": lam_used(estimator), "fit_seconds": round(seconds, 2),
+        "expected_edges": float(results["probabilities"].sum()),
+        "edges": ranked[ranked["probability"] >= threshold].to_dict(orient="records"),
+        "files": RESULT_FILES,
+    }
+    write_json(out / "summary.json", summary)
+    print_edges(ranked, threshold, top)
+    echo_done(seconds, estimator, out, [*RESULT_FILES.values(), "summary.json"])

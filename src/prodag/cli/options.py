@@ -1,0 +1,105 @@
+"""Options shared by the commands: choices as ``Enum`` types built from the library's own
+lists (a typo fails while parsing, and ``--help`` lists the choices), and the defaults of the
+Python API, read from the ``ProDAG`` constructor's signature so that the command line and
+``ProDAG(...)`` never disagree."""
+
+from __future__ import annotations
+
+import inspect
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from prodag import simulate
+from prodag.estimator import ProDAG
+from prodag.selection import CRITERIA
+from prodag.models import SEM_NAMES
+from prodag.projection import METHODS
+
+
+def choices(name: str, values) -> type[Enum]:
+    """A ``str`` Enum whose members are ``values`` (member name = value)."""
+    return Enum(name, [(value, value) for value in values], type=str)
+
+
+Sem = choices("Sem", SEM_NAMES)
+Projection = choices("Projection", METHODS)
+SelectBy = choices("SelectBy", CRITERIA)
+GraphKind = choices("GraphKind", simulate.GRAPH_KINDS)
+Noise = choices("Noise", simulate.NOISES)
+
+API = {name: parameter.default for name, parameter in inspect.signature(ProDAG).parameters.items()}
+"""The defaults of ``ProDAG(...)``: the command line's defaults for the same settings."""
+
+N_DRAWS = 1000
+"""Posterior graphs drawn for samples.npz by ``fit`` and from a posterior.npz by ``evaluate``
+(the same number, so both score the same graphs)."""
+
+SemOption = Annotated[Sem, typer.Option(
+    help="Structural equation model: 'linear' (weighted adjacency) or 'mlp' (one neural "
+         "network per variable).")]
+LamOption = Annotated[str, typer.Option(
+    help="Radius of the l1 ball that sets sparsity: 'auto' chooses it among 10 radii by "
+         "--select-by (11 fits), 'inf' applies no l1 constraint, or a positive number.")]
+SelectByOption = Annotated[SelectBy, typer.Option(
+    help="How --lam auto chooses: 'elbo' (the highest evidence lower bound, all rows fitted) "
+         "or 'validation' (the paper's: likelihood of a 10% held-out split, then a refit).")]
+RestartsOption = Annotated[Optional[int], typer.Option(
+    min=1, show_default="3 for linear, 1 for mlp",
+    help="Fits per radius, the best ELBO kept: the odd-numbered ones from the data-driven "
+         "start (linear) or the prior (mlp), the even-numbered ones from the prior.")]
+NSamplesOption = Annotated[int, typer.Option(
+    min=1, help="Monte Carlo samples of the graph per optimisation step (L).")]
+MaxEpochsOption = Annotated[int, typer.Option(
+    min=1, help="Most optimisation epochs per fit (it stops earlier when the objective stalls).")]
+FitSeedOption = Annotated[Optional[int], typer.Option(
+    min=0, show_default="a fresh seed, printed and kept in summary.json",
+    help="Random seed of the fit, the validation split and the sampling.")]
+ProjectionOption = Annotated[Projection, typer.Option(
+    help="Projection onto DAGs: 'exact' (small p), 'search', 'path' (the paper's) or 'auto'.")]
+StandardizeOption = Annotated[bool, typer.Option(
+    "--standardize/--no-standardize",
+    help="Scale every variable to mean 0, variance 1 before fitting. The default is the "
+         "Python API's (ProDAG(standardize=...)).")]
+PruneOption = Annotated[float, typer.Option(
+    min=0.0, help="Zero projected weights with |w| at or below this value, in the fitted "
+                  "(centred, or standardised) units; the paper's implementation uses 0.1.")]
+ThresholdOption = Annotated[float, typer.Option(
+    min=0.0, max=1.0, help="Edges at or above this posterior probability are drawn in "
+                           "graph.png and listed.")]
+NDrawsOption = Annotated[int, typer.Option(
+    min=1, help="Posterior graphs drawn into samples.npz (and behind edge_probabilities.csv).")]
+HiddenUnitsOption = Annotated[int, typer.Option(
+    min=1, help="--sem mlp: hidden units per variable's network (the paper's 10; 2 scored "
+                "better on its simulated benchmarks, see the README).")]
+BiasOption = Annotated[bool, typer.Option(
+    "--bias/--no-bias", help="--sem mlp: give the networks' layers biases.")]
+ProgressOption = Annotated[bool, typer.Option(
+    "--progress/--no-progress", help="Show a progress bar while fitting.")]
+TopOption = Annotated[int, typer.Option(min=1, help="Edges printed in the ranked table.")]
+OutOption = Annotated[Path, typer.Option(
+    help="Folder for the results (created if missing; an existing file is refused before "
+         "fitting).")]
+
+
+def parse_lam(text: str) -> float | None:
+    """The ``--lam`` text as a radius: ``"auto"`` → ``None`` (chosen from a grid),
+    ``"inf"`` → ∞, else a positive float."""
+    value = text.strip().lower()
+    if value == "auto":
+        return None
+    try:
+        lam = float(value)
+    except ValueError:
+        raise ValueError(f"--lam must be 'auto', 'inf' or a positive number, got {text!r}") \
+            from None
+    if not lam > 0:
+        raise ValueError(f"--lam must be positive (the l1-ball radius), got {text!r}")
+    return lam
+
+
+def lam_text(lam: float | None) -> str:
+    """The ``--lam`` spelling of a ``ProDAG(lam=...)`` value (inverse of ``parse_lam``)."""
+    return "auto" if lam is None else str(lam)

@@ -1,0 +1,152 @@
+"""Fitting at one radius: the model configuration, its compiled engines, starts and restarts.
+
+Compiled functions are cached per configuration (``ModelConfig`` is hashable), so refits
+(λ paths, benchmarks, restarts, loaded models) reuse one compilation instead of tracing new
+closures every time.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from prodag.initialization import start_means
+from prodag import selection
+from prodag.inference import FitResult, Params, Progress, TrainingOptions, VariationalInference
+from prodag.models import StructuralEquationModel, make_model
+from prodag.posterior import PosteriorSampler
+from prodag.projection import Projector, make_projector
+from prodag.variational import VariationalParams, inverse_softplus
+
+DATA_START_STD = 0.1
+"""σ of every weight in the data start: small enough that the start's order survives the
+first steps, and the σ of reversed entries regrows towards the prior under the KL."""
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """What fixes the compiled model and projection: the SEM (with the network's shape for
+    ``sem="mlp"``; ``None`` for the linear SEM), the projection method and the pruning level."""
+
+    sem: str = "linear"
+    hidden_units: int | None = None
+    hidden_layers: int | None = None
+    activation: str | None = None
+    bias: bool | None = None
+    projection: str = "auto"
+    prune: float = 0.0
+
+    @classmethod
+    def create(cls, sem: str, hidden_units: int, hidden_layers: int, activation: str,
+               bias: bool, projection: str, prune: float) -> "ModelConfig":
+        """A configuration with the network options dropped for the linear SEM."""
+        if sem != "mlp":
+            return cls(sem, projection=projection, prune=float(prune))
+        return cls(sem, int(hidden_units), int(hidden_layers), activation, bool(bias),
+                   projection, float(prune))
+
+    def model(self) -> StructuralEquationModel:
+        if self.sem != "mlp":
+            return make_model(self.sem)
+        return make_model(self.sem, hidden_units=self.hidden_units,
+                          hidden_layers=self.hidden_layers, activation=self.activation,
+                          bias=self.bias)
+
+    def projector(self) -> Projector:
+        return make_projector(self.projection, self.prune)
+
+
+@functools.lru_cache(maxsize=16)
+def engine(config: ModelConfig, options: TrainingOptions, prior_mean: float, prior_std: float,
+           learn_noise: bool) -> VariationalInference:
+    """The compiled ELBO optimiser of ``config`` (cached)."""
+    return VariationalInference(config.model(), config.projector(), options, prior_mean,
+                                prior_std, learn_noise)
+
+
+@functools.lru_cache(maxsize=16)
+def sampler(config: ModelConfig) -> PosteriorSampler:
+    """The compiled posterior sampler of ``config`` (cached)."""
+    return PosteriorSampler(config.model(), config.projector())
+
+
+def data_start(prior: Params, means: dict[str, np.ndarray]) -> Params:
+    """``prior`` with ``q``'s means set to ``means`` (missing names, e.g. biases: 0) and
+    σ = ``DATA_START_STD`` everywhere."""
+    loc = {name: jnp.asarray(means[name], value.dtype) if name in means
+           else jnp.zeros_like(value) for name, value in prior.q.loc.items()}
+    rho = jax.tree.map(lambda x: jnp.full_like(x, inverse_softplus(DATA_START_STD)), loc)
+    return prior._replace(q=VariationalParams(loc, rho))
+
+
+def alternate_starts(prior: Params, start: Params | None, n_restarts: int) -> list[Params]:
+    """The ``n_restarts`` starting points: ``start`` for restarts 0, 2, 4, … and the prior for
+    the others (they differ in their training keys too); all the prior if ``start`` is None."""
+    if start is None:
+        return [prior] * n_restarts
+    return [start if r % 2 == 0 else prior for r in range(n_restarts)]
+
+
+def starts(engine: VariationalInference, Z: np.ndarray, noise: np.ndarray, dtype,
+           config: ModelConfig, from_data: bool, n_restarts: int) -> list[Params]:
+    """The starting points of ``n_restarts`` fits on the rows ``Z (n, p)``: the prior, and with
+    ``from_data`` the data start (``prodag.initialization.start_means``, computed once here
+    for every radius fitted on these rows) alternating with it."""
+    prior = engine.init_params(Z.shape[1], noise, dtype)
+    start = None
+    if from_data:
+        start = data_start(prior, start_means(Z, noise, config.sem, config.hidden_units,
+                                              config.hidden_layers))
+    return alternate_starts(prior, start, n_restarts)
+
+
+def fit_with_restarts(engine: VariationalInference, Z: np.ndarray, starts: list[Params],
+                      noise: np.ndarray, progress: Progress | None = None
+                      ) -> Callable[[float, jax.Array, str], FitResult]:
+    """A function ``fit_at(lam, key, stage)`` fitting ``q`` on the rows ``Z (n, p)`` at radius
+    ``lam`` once from every start (keys ``fold_in(key, r)``), keeping the fit with the lowest
+    final objective (negative ELBO per row); ``stage`` names the fit on the progress bar."""
+    dtype = jax.tree.leaves(starts[0])[0].dtype
+    data = engine.model.prepare_data(jnp.asarray(Z, dtype))
+
+    def fit_at(lam: float, key: jax.Array, stage: str) -> FitResult:
+        best = None
+        for restart, start in enumerate(starts):
+            if progress is not None:
+                progress.stage(stage + (f", restart {restart + 1}/{len(starts)}"
+                                        if len(starts) > 1 else ""))
+            result = engine.fit(start, data, Z.shape[0], lam, noise,
+                                jax.random.fold_in(key, restart), progress)
+            if best is None or result.objective < best.objective:
+                best = result
+        return best
+
+    return fit_at
+
+
+def fit_lambda_path(engine: VariationalInference, config: ModelConfig,
+                    fit_at: Callable[[float, jax.Array, str], FitResult], Z_val, noise, key,
+                    criterion: str, n_lambdas: int, refit=None) -> selection.Selection:
+    """``prodag.selection.select_lambda`` with ``fit_at`` (``fit_with_restarts``) and the
+    criterion's score: the ELBO, or the expected log-likelihood of the rows ``Z_val``."""
+    if criterion == "validation":
+        val_data = engine.model.prepare_data(
+            jnp.asarray(Z_val, jax.dtypes.canonicalize_dtype(np.float64)))
+
+    def score(result: FitResult, lam: float, key: jax.Array) -> float:
+        if criterion == "elbo":
+            return -result.objective
+        return engine.expected_log_likelihood(result.params, key, val_data, lam, noise)
+
+    def lam_max_of(result: FitResult, key: jax.Array) -> float:
+        graphs = sampler(config).sample(result.params, key, selection.N_DRAWS_FOR_LAM_MAX,
+                                        math.inf)[1]
+        return selection.mean_l1_norm(graphs)
+
+    return selection.select_lambda(fit_at, lam_max_of, score, n_lambdas, criterion, key, refit)

@@ -1,0 +1,262 @@
+"""Saving and loading fitted ``ProDAG`` models: one ``.npz`` of arrays plus JSON metadata.
+
+No pickle. ``load`` checks everything it reads against everything else (format version, every
+metadata field's type and range, every array's name, shape, dtype and finiteness, the SEM
+against the weight arrays present) and raises ``ModelFileError`` for anything that is not a
+model written by ``save``, so a damaged or hand-edited file fails at load, not later in
+``sample()``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zipfile
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from prodag.inference import Params
+from prodag.variational import VariationalParams
+
+FORMAT_VERSION = 1
+FITTED_ARRAYS = ("mean_", "scale_", "history_", "noise_variance_")
+
+
+class ModelFileError(ValueError):
+    """A file that is not a valid saved prodag model (missing, not an ``.npz`` written by
+    ``ProDAG.save``, truncated, or with contents that do not fit together)."""
+
+
+# ---- writing -------------------------------------------------------------------------------
+
+def json_float(value):
+    """Floats for JSON with infinity spelled out (JSON has no inf); None kept."""
+    if value is None:
+        return None
+    return "inf" if math.isinf(float(value)) else float(value)
+
+
+def params_to_arrays(params: Params) -> dict[str, np.ndarray]:
+    """``Params`` as flat ``{"params/q/loc/W": array, ...}`` entries."""
+    arrays = {f"params/q/{part}/{name}": np.asarray(value)
+              for part, tree in (("loc", params.q.loc), ("rho", params.q.rho))
+              for name, value in tree.items()}
+    if params.log_noise_variance is not None:
+        arrays["params/log_noise_variance"] = np.asarray(params.log_noise_variance)
+    return arrays
+
+
+def save(estimator, path) -> None:
+    """Write a fitted ``estimator`` to ``path``."""
+    params = estimator.get_params()
+    if not isinstance(params["noise_variance"], str):
+        params["noise_variance"] = np.asarray(params["noise_variance"], float).tolist()
+    params["lam"] = json_float(params["lam"])
+    metadata = {"format_version": FORMAT_VERSION, "params": params,
+                "columns": list(estimator.columns_), "lam_": json_float(estimator.lam_),
+                "seed_": estimator.seed_, "lambda_path_": estimator.lambda_path_,
+                "objective_": estimator.objective_}
+    payload = {f"arrays/{name}": a for name, a in params_to_arrays(estimator.params_).items()}
+    payload.update({f"arrays/{name}": np.asarray(getattr(estimator, name))
+                    for name in FITTED_ARRAYS})
+    payload["metadata"] = np.asarray(json.dumps(metadata))
+    with open(path, "wb") as handle:
+        np.savez_compressed(handle, **payload)
+
+
+# ---- reading -------------------------------------------------------------------------------
+
+def load(cls, path):
+    """A fitted ``cls`` (``ProDAG``) from a file written by ``save``, every part checked."""
+    arrays, metadata = _read(Path(path))
+    check = _Checker(path)
+    check.that(isinstance(metadata, dict), "its metadata is not a JSON object")
+    check.that(metadata.get("format_version") == FORMAT_VERSION,
+               f"it has format version {metadata.get('format_version')!r}; this prodag reads "
+               f"version {FORMAT_VERSION}")
+    known = {"format_version", "params", "columns", "lam_", "seed_", "lambda_path_",
+             "objective_"}
+    check.that(set(metadata) == known, f"its metadata fields are {sorted(metadata)}, expected "
+               f"{sorted(known)}")
+    estimator = _estimator(cls, metadata["params"], check)
+    columns = metadata["columns"]
+    check.that(isinstance(columns, list) and len(columns) >= 1
+               and all(isinstance(c, str) for c in columns) and len(set(columns)) == len(columns),
+               "'columns' must be a list of distinct variable names")
+    p = len(columns)
+    lam = check.radius("lam_", metadata["lam_"], allow_none=False)
+    if estimator.lam is not None:
+        check.that(lam == estimator.lam, f"'lam_' = {lam} differs from the parameter lam = "
+                   f"{estimator.lam}")
+    seed = metadata["seed_"]
+    check.that(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0,
+               f"'seed_' must be a nonnegative integer, got {seed!r}")
+    objective = metadata["objective_"]
+    check.that(isinstance(objective, (int, float)) and not isinstance(objective, bool)
+               and math.isfinite(objective), f"'objective_' must be a finite number, "
+               f"got {objective!r}")
+    path_ = _lambda_path(metadata["lambda_path_"], estimator, lam, check)
+    params = _params(arrays, estimator, p, check)
+    fitted = _fitted_arrays(arrays, estimator, p, check)
+    estimator.columns_, estimator.n_features_in_ = list(columns), p
+    estimator.lam_, estimator.seed_, estimator.objective_ = lam, seed, float(objective)
+    estimator.lambda_path_, estimator.params_ = path_, params
+    for name, value in fitted.items():
+        setattr(estimator, name, value)
+    estimator.n_restarts_ = estimator._resolved_restarts()
+    estimator._cache = {}
+    return estimator
+
+
+class _Checker:
+    """Raises ``ModelFileError`` naming the file when a condition fails."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def fail(self, reason: str):
+        raise ModelFileError(f"{self.path} is not a valid prodag model file: {reason}.")
+
+    def that(self, condition: bool, reason: str) -> None:
+        if not condition:
+            self.fail(reason)
+
+    def radius(self, name: str, value, allow_none: bool) -> float | None:
+        if value is None and allow_none:
+            return None
+        try:
+            radius = float(value)
+        except (TypeError, ValueError):
+            radius = float("nan")
+        self.that((value == "inf" or isinstance(value, (int, float)))
+                  and not isinstance(value, bool) and radius > 0,
+                  f"{name!r} must be a positive number or 'inf', got {value!r}")
+        return radius
+
+    def array(self, arrays: dict, name: str, shape: tuple, positive: bool = False) -> np.ndarray:
+        self.that(name in arrays, f"the array {name!r} is missing")
+        value = arrays[name]
+        self.that(value.dtype.kind == "f", f"the array {name!r} has dtype {value.dtype}, "
+                  "expected floating point")
+        self.that(value.shape == shape, f"the array {name!r} has shape {value.shape}, "
+                  f"expected {shape}")
+        self.that(bool(np.all(np.isfinite(value))), f"the array {name!r} contains NaN or "
+                  "infinite values")
+        self.that(not positive or bool(np.all(value > 0)), f"the array {name!r} must be "
+                  "positive")
+        return value
+
+
+def _read(path: Path) -> tuple[dict[str, np.ndarray], Any]:
+    """The arrays and the parsed metadata of ``path``; ``ModelFileError`` for anything else."""
+    if not path.exists():
+        raise ModelFileError(f"{path} does not exist.")
+    if path.is_dir():
+        raise ModelFileError(f"{path} is a directory, not a saved model (a .npz file written "
+                             "by ProDAG.save; a 'prodag fit' results folder has it as "
+                             "posterior.npz).")
+    if path.stat().st_size == 0:
+        raise ModelFileError(f"{path} is empty, not a saved model.")
+    with open(path, "rb") as handle:
+        head = handle.read(6)
+    if head == b"\x93NUMPY":
+        raise ModelFileError(f"{path} is a single numpy array (.npy), not a saved model "
+                             "(a .npz file written by ProDAG.save).")
+    if not zipfile.is_zipfile(path):
+        raise ModelFileError(f"{path} is not a saved model (a .npz file written by "
+                             "ProDAG.save); is it a data table (CSV) or another file?")
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            if "metadata" not in archive.files:
+                raise ModelFileError(f"{path} is an .npz file but not a saved prodag model "
+                                     "(it has no metadata entry).")
+            text = str(archive["metadata"])
+            arrays = {name.removeprefix("arrays/"): archive[name]
+                      for name in archive.files if name.startswith("arrays/")}
+    except ModelFileError:
+        raise
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as error:
+        raise ModelFileError(f"{path} could not be read as a saved model (truncated or "
+                             f"damaged?): {error}") from None
+    try:
+        return arrays, json.loads(text)
+    except json.JSONDecodeError:
+        raise ModelFileError(f"{path} has metadata that is not valid JSON.") from None
+
+
+def _estimator(cls, params, check: _Checker):
+    """``cls(**params)`` with every parameter checked as ``fit`` checks it."""
+    check.that(isinstance(params, dict), "'params' is not a JSON object")
+    names = set(cls._param_names())
+    check.that(set(params) == names, f"'params' has the fields {sorted(params)}, expected "
+               f"{sorted(names)}")
+    params = dict(params)
+    params["lam"] = check.radius("params.lam", params["lam"], allow_none=True)
+    estimator = cls(**params)
+    try:
+        estimator._check_params()
+    except (TypeError, ValueError) as error:
+        check.fail(f"its parameters are invalid ({error})")
+    return estimator
+
+
+def _lambda_path(path, estimator, lam: float, check: _Checker) -> dict | None:
+    if estimator.lam is not None:
+        check.that(path is None, "'lambda_path_' must be null for a fixed lam")
+        return None
+    from prodag.selection import CRITERIA
+
+    check.that(isinstance(path, dict) and set(path) == {"lambdas", "criterion", "scores",
+                                                        "lam_max"},
+               "'lambda_path_' must have the fields lambdas, criterion, scores, lam_max")
+    lambdas, scores = path["lambdas"], path["scores"]
+    numbers = (int, float)
+    check.that(isinstance(lambdas, list) and len(lambdas) == estimator.n_lambdas
+               and all(isinstance(v, numbers) and 0 < v < math.inf for v in lambdas),
+               f"'lambda_path_.lambdas' must be {estimator.n_lambdas} positive radii")
+    check.that(isinstance(scores, list) and len(scores) == len(lambdas)
+               and all(isinstance(v, numbers) for v in scores),
+               "'lambda_path_.scores' must be one number per radius")
+    check.that(path["criterion"] in CRITERIA and path["criterion"] == estimator.select_by,
+               "'lambda_path_.criterion' does not match the parameter select_by")
+    check.that(isinstance(path["lam_max"], numbers) and path["lam_max"] >= max(lambdas),
+               "'lambda_path_.lam_max' must be the largest radius")
+    check.that(lam in lambdas, f"'lam_' = {lam} is not one of the path's radii")
+    return path
+
+
+def _params(arrays: dict, estimator, p: int, check: _Checker) -> Params:
+    """The variational parameters, checked against the SEM's weight shapes for ``p``."""
+    shapes = estimator._config().model().weight_shapes(p)
+    expected = {f"params/q/{part}/{name}" for part in ("loc", "rho") for name in shapes}
+    learn_noise = estimator.noise_variance == "estimate"
+    if learn_noise:
+        expected.add("params/log_noise_variance")
+    present = {name for name in arrays if name.startswith("params/")}
+    check.that(present == expected, f"sem={estimator.sem!r} with these options expects the "
+               f"weight arrays {sorted(expected)}, but the file has {sorted(present)}")
+    loc, rho = ({name: check.array(arrays, f"params/q/{part}/{name}", shape)
+                 for name, shape in shapes.items()} for part in ("loc", "rho"))
+    log_noise = (check.array(arrays, "params/log_noise_variance", (p,)) if learn_noise
+                 else None)
+    return Params(VariationalParams(loc, rho), log_noise)
+
+
+def _fitted_arrays(arrays: dict, estimator, p: int, check: _Checker) -> dict[str, np.ndarray]:
+    extra = set(arrays) - set(FITTED_ARRAYS) - {n for n in arrays if n.startswith("params/")}
+    check.that(not extra, f"it has unexpected arrays {sorted(extra)}")
+    history = arrays.get("history_", np.zeros((0, 0)))
+    check.that(history.ndim == 1 and 1 <= history.shape[0] <= estimator.max_epochs,
+               f"'history_' must have one entry per epoch (1 to max_epochs = "
+               f"{estimator.max_epochs}), got shape {history.shape}")
+    fitted = {"mean_": check.array(arrays, "mean_", (p,)),
+              "scale_": check.array(arrays, "scale_", (p,), positive=True),
+              "history_": check.array(arrays, "history_", history.shape),
+              "noise_variance_": check.array(arrays, "noise_variance_", (p,), positive=True)}
+    if not estimator.standardize:
+        check.that(bool(np.all(fitted["scale_"] == 1)), "'scale_' must be 1 without "
+                   "standardize")
+    return fitted

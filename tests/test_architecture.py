@@ -1,0 +1,110 @@
+"""Structure of the code: no import cycle among the modules of ``src/prodag`` or of
+``benchmarks``, and no ``sys.path`` edits (imports are read with ``ast``, not executed)."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = {"prodag": ROOT / "src" / "prodag", "benchmarks": ROOT / "benchmarks"}
+
+
+def module_files(package: str) -> dict[str, Path]:
+    """``{dotted module name: file}`` of every module of ``package`` (``__init__`` = the package)."""
+    folder = PACKAGES[package]
+    modules = {}
+    for path in folder.rglob("*.py"):
+        parts = [package, *path.relative_to(folder).with_suffix("").parts]
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return modules
+
+
+def imported_modules(module: str, path: Path, modules: set[str]) -> set[str]:
+    """The ``modules`` that ``module`` imports anywhere in its file (relative imports resolved).
+
+    ``from package import submodule`` depends on the submodule; ``from package import name``
+    on the package.
+    """
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            submodules = {f"{base}.{alias.name}" for alias in node.names}
+            found |= submodules & modules or {base}
+    return (found & modules) - {module}
+
+
+def import_graph(package: str) -> dict[str, set[str]]:
+    """``{module: the package's modules it imports}``."""
+    files = module_files(package)
+    return {name: imported_modules(name, path, set(files)) for name, path in files.items()}
+
+
+def edits_sys_path(path: Path) -> bool:
+    """Whether the code (not its docstrings) of ``path`` touches ``sys.path``."""
+    return any(isinstance(node, ast.Attribute) and node.attr == "path"
+               and isinstance(node.value, ast.Name) and node.value.id == "sys"
+               for node in ast.walk(ast.parse(path.read_text())))
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle as a list of modules, or ``None`` (depth-first search)."""
+    state = {}
+
+    def visit(name, trail):
+        if state.get(name) == "open":
+            return [*trail[trail.index(name):], name]
+        if name in state:
+            return None
+        state[name] = "open"
+        for imported in sorted(graph[name]):
+            cycle = visit(imported, [*trail, name])
+            if cycle:
+                return cycle
+        state[name] = "done"
+        return None
+
+    for name in sorted(graph):
+        cycle = visit(name, [])
+        if cycle:
+            return cycle
+    return None
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_no_import_cycle(package):
+    graph = import_graph(package)
+    assert len(graph) > 5  # the walk found the package's modules
+    assert find_cycle(graph) is None, " -> ".join(find_cycle(graph))
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_no_sys_path_edits(package):
+    edits = [path.name for path in module_files(package).values() if edits_sys_path(path)]
+    assert edits == []
+
+
+def test_the_checks_can_fail(tmp_path):
+    assert edits_sys_path(_write(tmp_path, "import sys\nsys.path.insert(0, 'x')\n"))
+    assert not edits_sys_path(_write(tmp_path, '"""No sys.path entry is needed."""\n'))
+
+
+def _write(folder: Path, text: str) -> Path:
+    path = folder / "module.py"
+    path.write_text(text)
+    return path
+
+
+def test_the_cycle_finder_finds_a_cycle_and_the_walk_sees_relative_imports():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+    graph = import_graph("benchmarks")
+    assert {"benchmarks.sachs", "benchmarks.munin", "benchmarks.synthetic"} <= graph["benchmarks.suite"]
+    assert "prodag.projection.api" in import_graph("prodag")["prodag.projection"]

@@ -1,0 +1,125 @@
+"""``ProDAG.load`` rejects every file that is not an intact saved model with ModelFileError."""
+
+import json
+
+import numpy as np
+import pytest
+
+from prodag import ProDAG
+from prodag.persistence import ModelFileError
+
+NAMES = ["a", "b", "c"]
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 3))
+    X[:, 1] += X[:, 0]
+    path = tmp_path_factory.mktemp("model") / "model.npz"
+    ProDAG(lam=1.0, max_epochs=2, n_samples=5, n_restarts=1, seed=0,
+           progress=False).fit(X).save(path)
+    return path
+
+
+def _contents(path):
+    with np.load(path, allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files if name != "metadata"}
+        metadata = json.loads(str(archive["metadata"]))
+    return arrays, metadata
+
+
+def _write(path, arrays, metadata):
+    np.savez_compressed(path, metadata=np.asarray(json.dumps(metadata)), **arrays)
+    return path
+
+
+def _tampered(saved, tmp_path, change):
+    arrays, metadata = _contents(saved)
+    change(arrays, metadata)
+    return _write(tmp_path / "tampered.npz", arrays, metadata)
+
+
+def test_an_intact_file_loads(saved):
+    loaded = ProDAG.load(saved)
+    assert len(loaded.columns_) == 3
+    assert loaded.sample(5).shape == (5, 3, 3)
+
+
+def _set(section, name, value):
+    def change(arrays, metadata):
+        (arrays if section == "arrays" else metadata)[name] = value
+    return change
+
+
+def _nan_weights(arrays, metadata):
+    arrays["arrays/params/q/loc/W"] = np.full_like(arrays["arrays/params/q/loc/W"], np.nan)
+
+
+def _sem_to_mlp(arrays, metadata):
+    metadata["params"]["sem"] = "mlp"
+
+
+def _weight_shape(arrays, metadata):
+    arrays["arrays/params/q/rho/W"] = np.zeros((4, 4))
+
+
+def _columns(arrays, metadata):
+    metadata["columns"] = ["a", "b"]
+
+
+def _negative_lam(arrays, metadata):
+    metadata["lam_"] = -5
+
+
+@pytest.mark.parametrize("change, message", [
+    (_negative_lam, "lam_"),
+    (_columns, "shape"),
+    (_nan_weights, "NaN"),
+    (_sem_to_mlp, "sem='mlp'"),
+    (_weight_shape, "shape"),
+    (_set("metadata", "format_version", 99), "format version"),
+    (_set("metadata", "seed_", "zero"), "seed_"),
+])
+def test_tampered_metadata_or_arrays_are_rejected(saved, tmp_path, change, message):
+    path = _tampered(saved, tmp_path, change)
+    with pytest.raises(ModelFileError, match=message):
+        ProDAG.load(path)
+
+
+def test_a_npy_file_is_rejected(tmp_path):
+    path = tmp_path / "samples.npy"
+    np.save(path, np.zeros((3, 3)))
+    with pytest.raises(ModelFileError, match=r"\.npy"):
+        ProDAG.load(path)
+
+
+def test_a_csv_file_is_rejected(tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_text("a,b\n1,2\n3,4\n")
+    with pytest.raises(ModelFileError, match="CSV"):
+        ProDAG.load(path)
+
+
+def test_a_truncated_file_is_rejected(saved, tmp_path):
+    path = tmp_path / "truncated.npz"
+    data = saved.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ModelFileError, match="truncated|not a saved model"):
+        ProDAG.load(path)
+
+
+@pytest.mark.parametrize("kind, message", [("empty", "empty"), ("directory", "directory"),
+                                           ("missing", "does not exist")])
+def test_empty_directory_and_missing_paths_are_rejected(tmp_path, kind, message):
+    path = tmp_path / "model.npz"
+    if kind == "empty":
+        path.write_bytes(b"")
+    elif kind == "directory":
+        path.mkdir()
+    with pytest.raises(ModelFileError, match=message):
+        ProDAG.load(path)
+
+
+def test_model_file_error_is_a_value_error():
+    assert issubclass(ModelFileError, ValueError)
