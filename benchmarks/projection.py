@@ -1,5 +1,8 @@
 """Speed and accuracy of the DAG projection methods (exact, search, auto, path).
 
+``search`` runs on the compiled CPU kernel where it applies (numba, CPU backend);
+``search-jax`` is the same search in pure JAX (what runs on a GPU), timed beside it.
+
 For each p and input kind, L matrices W̃ are projected (acyclic step, λ = ∞) by every method.
 Reported per row: median wall time of one batched, compiled call (after a warm-up call that
 compiles, each timed call ended by ``block_until_ready``); the mean objective
@@ -31,7 +34,9 @@ import numpy as np
 from prodag.graph import is_dag
 from prodag.projection import EXACT_MAX_NODES, project
 from prodag.projection.api import _resolve_method
+from prodag.projection.orders import forward_mask
 from prodag.projection.path import path_support
+from prodag.projection.search import search_positions
 
 from . import RESULTS_DIR
 
@@ -76,9 +81,17 @@ def run_method(method, W, repeats, path_options):
         support_of = jax.jit(jax.vmap(partial(path_support, **path_options)))
         seconds, (support, removed) = timed(support_of, W, repeats=repeats)
         return seconds, np.where(np.asarray(support), W, 0.0), np.asarray(removed)
-    projector = jax.jit(partial(project, lam=jnp.inf, method=method))
+    projector = (jax.jit(jax_search_projection) if method == "search-jax" else
+                 jax.jit(partial(project, lam=jnp.inf, method=method)))
     seconds, projected = timed(projector, W, repeats=repeats)
     return seconds, np.asarray(projected), None
+
+
+def jax_search_projection(W):
+    """The acyclic step of ``method="search"`` with the pure-JAX search, ``(L, p, p)``."""
+    p = W.shape[-1]
+    squared = jnp.square(W) * (1 - jnp.eye(p, dtype=W.dtype))
+    return jnp.where(forward_mask(jax.vmap(search_positions)(squared)), W, 0.0)
 
 
 def objective(W_tilde, W):
@@ -89,7 +102,7 @@ def benchmark_case(kind, p, args):
     rng = np.random.default_rng(1000 * p + (kind == "posterior"))
     W = (prior_like if kind == "prior" else posterior_like)(rng, args.L, p)
     methods = (["exact"] if p <= min(EXACT_REFERENCE_MAX_P, EXACT_MAX_NODES) else [])
-    methods += ["search", "auto"]
+    methods += ["search", "search-jax", "auto"]
     if p <= args.path_max_p:
         methods.append("path")
     outcomes = {}
@@ -118,7 +131,8 @@ def benchmark_case(kind, p, args):
                       if reference_name == "exact" else None)
         rows.append({
             "input": kind, "p": p, "method": method,
-            "resolved_method": _resolve_method(method, p) if method != "path" else "path",
+            "resolved_method": (_resolve_method(method, p)
+                                if method not in ("path", "search-jax") else method),
             "L": int(n), "repeats": args.repeats if n == args.L else 1,
             "path_max_steps": (None if method != "path" else
                                args.path_large_max_steps if p >= args.path_small_from else 10_000),
@@ -148,7 +162,7 @@ def print_table(rows):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--p", type=int, nargs="+", default=[10, 12, 20, 50, 100])
+    parser.add_argument("--p", type=int, nargs="+", default=[10, 12, 20, 50, 100, 200])
     parser.add_argument("--L", type=int, default=100, help="matrices per batched call")
     parser.add_argument("--repeats", type=int, default=5, help="timed calls per method")
     parser.add_argument("--inputs", nargs="+", default=["prior", "posterior"])

@@ -20,7 +20,8 @@ from prodag.projection.exact import EXACT_MAX_NODES, exact_positions
 from prodag.projection.l1 import l1_ball_projection
 from prodag.projection.orders import forward_mask
 from prodag.projection.path import path_support
-from prodag.projection.search import search_positions
+from prodag.projection.search import MAX_SWEEPS, REL_TOL, search_positions
+from prodag.projection.search_kernel import positions_on_host, uses_kernel
 
 METHODS = ("auto", "exact", "search", "path")
 
@@ -86,6 +87,9 @@ def _acyclic_support(W_tilde: jax.Array, method: str, options: tuple) -> jax.Arr
         return jax.vmap(lambda w: path_support(w, **kwargs)[0])(W_tilde)
     if method == "exact":
         positions = jax.vmap(exact_positions)(squared)
+    elif uses_kernel(kwargs.get("n_kicks", 0)):
+        positions = positions_on_host(squared, kwargs.get("max_sweeps", MAX_SWEEPS),
+                                      kwargs.get("rel_tol", REL_TOL))
     else:
         positions = jax.vmap(lambda a: search_positions(a, **kwargs))(squared)
     return forward_mask(positions)

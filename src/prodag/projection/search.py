@@ -24,6 +24,11 @@ import jax.numpy as jnp
 
 from prodag.projection.orders import backward_mass, positions_from_permutation
 
+MAX_SWEEPS = 10
+"""Default cap on insertion sweeps per local search (a sweep is O(p²))."""
+REL_TOL = 1e-6
+"""Default acceptance rule: a move must lower the backward mass by more than ``REL_TOL · ΣA``."""
+
 
 def greedy_permutation(squared: jax.Array) -> jax.Array:
     """Front-to-back greedy order ``(p,)`` (node at each place) for one ``(p, p)`` sample."""
@@ -143,7 +148,7 @@ def reverse_segment(permutation: jax.Array, start: jax.Array, stop: jax.Array) -
 
 
 def search_positions(squared: jax.Array, n_kicks: int = 0, n_rounds: int = 1,
-                     max_sweeps: int = 10, rel_tol: float = 1e-6) -> jax.Array:
+                     max_sweeps: int = MAX_SWEEPS, rel_tol: float = REL_TOL) -> jax.Array:
     """A locally optimal order for one sample.
 
     Three starts (front-to-back greedy, back-to-front greedy, net outflow) are improved by

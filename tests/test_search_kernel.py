@@ -1,0 +1,60 @@
+"""The compiled CPU search kernel returns exactly the orders of the pure-JAX search."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from prodag import project
+from prodag.projection.orders import forward_mask
+from prodag.projection.search import search_positions
+from prodag.projection.search_kernel import positions_on_host, uses_kernel
+
+pytest.importorskip("numba")
+
+
+def jax_search(squared, **options):
+    p = squared.shape[-1]
+    squared = squared * (1 - jnp.eye(p, dtype=squared.dtype))
+    return np.asarray(jax.jit(jax.vmap(lambda a: search_positions(a, **options)))(squared))
+
+
+@pytest.mark.parametrize("p", [2, 3, 7, 15, 30])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_kernel_orders_equal_the_jax_search(p, dtype):
+    rng = np.random.default_rng(p)
+    W = rng.normal(size=(40, p, p)).astype(dtype)
+    with jax.enable_x64(dtype == np.float64):
+        squared = jnp.asarray(W ** 2)
+        expected = jax_search(squared)
+        found = np.asarray(jax.jit(lambda s: positions_on_host(s, 10, 1e-6))(squared))
+    np.testing.assert_array_equal(found, expected)
+
+
+def test_kernel_options_match_the_jax_search():
+    """Sweep cap and acceptance tolerance mean the same in both."""
+    rng = np.random.default_rng(0)
+    squared = jnp.asarray(rng.normal(size=(30, 25, 25)).astype(np.float32) ** 2)
+    for max_sweeps, rel_tol in [(1, 1e-6), (3, 1e-2)]:
+        expected = jax_search(squared, max_sweeps=max_sweeps, rel_tol=rel_tol)
+        found = np.asarray(positions_on_host(squared, max_sweeps, rel_tol))
+        np.testing.assert_array_equal(found, expected)
+
+
+def test_kernel_under_vmap_sees_the_whole_batch_and_keeps_its_shape():
+    rng = np.random.default_rng(1)
+    squared = jnp.asarray(rng.normal(size=(3, 4, 12, 12)).astype(np.float32) ** 2)
+    nested = jax.jit(jax.vmap(lambda s: positions_on_host(s, 10, 1e-6)))(squared)
+    flat = positions_on_host(squared.reshape(12, 12, 12), 10, 1e-6)
+    assert nested.shape == (3, 4, 12)
+    np.testing.assert_array_equal(np.asarray(nested).reshape(12, 12), np.asarray(flat))
+
+
+def test_search_projection_runs_on_the_kernel_on_cpu_and_keeps_the_jax_answer():
+    assert uses_kernel(n_kicks=0) == (jax.default_backend() == "cpu")
+    assert not uses_kernel(n_kicks=4)
+    rng = np.random.default_rng(2)
+    W = rng.normal(size=(20, 14, 14)).astype(np.float32)
+    positions = jax_search(jnp.asarray(W ** 2))
+    expected = np.where(np.asarray(forward_mask(jnp.asarray(positions))), W, 0.0)
+    np.testing.assert_array_equal(np.asarray(project(W, method="search")), expected)
