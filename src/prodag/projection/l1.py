@@ -19,19 +19,28 @@ import jax.numpy as jnp
 def _soft_threshold_level(magnitudes: jax.Array, lam: jax.Array) -> jax.Array:
     """The threshold ``θ`` with ``Σ max(|v| − θ, 0) = λ`` for one flat sample ``(n,)``.
 
-    Assumes ``Σ|v| > λ``; returns ``max|v|`` when ``λ = 0`` so that the result is all zeros.
+    Michelot's (1986) fixed point, which needs no sort: with ``A`` the entries above ``θ``,
+    ``θ ← (Σ_A |v| − λ) / |A|`` from ``A`` = all entries, until ``A`` stops shrinking (``θ``
+    only grows, so a few O(n) passes; stopping when ``A`` does not shrink, rather than when it
+    is unchanged, ends the loop even where rounding would make ``θ`` oscillate). Assumes ``Σ|v| > λ`` (else it returns at once; the
+    caller keeps ``v``); returns ``max|v|`` when ``λ = 0`` so that the result is all zeros.
     """
-    n = magnitudes.shape[0]
-    sorted_desc = jnp.sort(magnitudes)[::-1]
-    cumulative = jnp.cumsum(sorted_desc)
-    counts = jnp.arange(1, n + 1, dtype=magnitudes.dtype)
     finite_lam = jnp.where(jnp.isfinite(lam), lam, 0.0)
-    positive = sorted_desc - (cumulative - finite_lam) / counts > 0
-    n_active = jnp.max(jnp.where(positive, jnp.arange(1, n + 1), 0))
-    safe = jnp.maximum(n_active, 1)
-    theta = (cumulative[safe - 1] - finite_lam) / safe.astype(magnitudes.dtype)
-    # λ = 0 is special-cased: with tied magnitudes the running means round just below them.
-    return jnp.where((n_active > 0) & (finite_lam > 0), theta, sorted_desc[0])
+
+    def shrink(state):
+        theta, count, _ = state
+        active = magnitudes > theta
+        new_count = active.sum(dtype=jnp.int32)
+        total = jnp.where(active, magnitudes, 0.0).sum()
+        theta = (total - finite_lam) / jnp.maximum(new_count, 1).astype(magnitudes.dtype)
+        return theta, new_count, new_count >= count  # >=: rounding may not shrink ``A``
+
+    n = magnitudes.shape[0]
+    done = ~(magnitudes.sum() > lam) | ~(finite_lam > 0)
+    start = ((magnitudes.sum() - finite_lam) / n, jnp.int32(n), done)
+    theta = jax.lax.while_loop(lambda state: ~state[2], shrink, start)[0]
+    # λ = 0 is special-cased: the mean of tied largest magnitudes can round just below them.
+    return jnp.where(finite_lam > 0, theta, magnitudes.max())
 
 
 def _project_one(matrix: jax.Array, lam: jax.Array) -> tuple[jax.Array, jax.Array]:

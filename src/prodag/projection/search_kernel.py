@@ -64,11 +64,13 @@ def _net_outflow(squared, permutation):
 
 
 @_njit
-def _improve(difference, permutation, positions, deltas, max_sweeps, threshold):
+def _improve(difference, permutation, positions, max_sweeps, threshold):
     """Insertion sweeps on ``permutation`` in place (``search.improve_by_insertion``).
 
-    ``deltas[t]`` is the change in backward mass for moving the visited node to place ``t``:
-    a running sum of ``difference[node, u]`` over the nodes ``u`` it passes.
+    Moving the visited node from ``place`` to ``t`` changes the backward mass by
+    ``S[t] − S[place]`` (``t < place``) or ``S[t + 1] − S[place]`` (``t > place``), with
+    ``S[u] = Σ_{b < u} difference[node, permutation[b]]``; one pass over ``u`` finds the first
+    smallest change, as ``first_argmin`` does over the deltas.
     """
     p = difference.shape[0]
     for _ in range(max_sweeps):
@@ -77,20 +79,20 @@ def _improve(difference, permutation, positions, deltas, max_sweeps, threshold):
         improved = False
         for node in range(p):
             place = positions[node]
-            deltas[place] = 0.0
-            running = 0.0
-            for t in range(place - 1, -1, -1):
-                running -= difference[node, permutation[t]]
-                deltas[t] = running
-            running = 0.0
-            for t in range(place + 1, p):
-                running += difference[node, permutation[t]]
-                deltas[t] = running
-            target = 0
-            for t in range(1, p):
-                if deltas[t] < deltas[target]:
-                    target = t
-            if not deltas[target] < threshold:
+            row = difference[node]
+            prefix, best, target = 0.0, np.inf, place
+            for u in range(place):  # to an earlier place u: change S[u] − S[place]
+                if prefix < best:
+                    best, target = prefix, u
+                prefix += row[permutation[u]]
+            at_place = prefix
+            if prefix < best:
+                best, target = prefix, place
+            for u in range(place + 1, p):  # to a later place u: change S[u + 1] − S[place]
+                prefix += row[permutation[u]]
+                if prefix < best:
+                    best, target = prefix, u
+            if not best - at_place < threshold:
                 continue
             improved = True
             step = 1 if target > place else -1
@@ -114,24 +116,36 @@ def _backward_mass(squared, permutation):
 
 
 @_njit
+def _repeats_an_earlier_start(starts, start):
+    for earlier in range(start):
+        if np.all(starts[start] == starts[earlier]):
+            return True
+    return False
+
+
+@_njit
 def _search_one(squared, max_sweeps, rel_tol, positions_out):
+    """``search_positions`` (no kicks) for one ``(p, p)`` sample, into ``positions_out``.
+
+    A start equal to an earlier one is skipped: it would end in the same order, which does
+    not replace the earlier one (only a strictly lower cost does).
+    """
     p = squared.shape[0]
     difference = squared - squared.T
     threshold = -rel_tol * squared.sum()
-    permutation = np.empty(p, np.int64)
+    starts = np.empty((3, p), np.int64)
+    _greedy(squared, False, starts[0])
+    _greedy(squared, True, starts[1])
+    starts[1] = starts[1][::-1].copy()
+    _net_outflow(squared, starts[2])
     best = np.empty(p, np.int64)
     positions = np.empty(p, np.int64)
-    deltas = np.empty(p, squared.dtype)
     best_cost = np.inf
     for start in range(3):
-        if start == 0:
-            _greedy(squared, False, permutation)
-        elif start == 1:
-            _greedy(squared, True, permutation)
-            permutation[:] = permutation[::-1].copy()
-        else:
-            _net_outflow(squared, permutation)
-        _improve(difference, permutation, positions, deltas, max_sweeps, threshold)
+        if _repeats_an_earlier_start(starts, start):
+            continue
+        permutation = starts[start].copy()
+        _improve(difference, permutation, positions, max_sweeps, threshold)
         cost = _backward_mass(squared, permutation)
         if cost < best_cost:
             best_cost = cost
@@ -140,14 +154,18 @@ def _search_one(squared, max_sweeps, rel_tol, positions_out):
         positions_out[best[place]] = place
 
 
-@_njit
-def search_positions_batch(squared, max_sweeps, rel_tol):
-    """Orders ``(B, p)`` int32 (place of each node) for ``squared (B, p, p)``, zero diagonal."""
+def _search_batch(squared, max_sweeps, rel_tol):
+    """Orders ``(B, p)`` int32 (place of each node) for ``squared (B, p, p)``, zero diagonal;
+    the samples are shared among the CPU's cores."""
     batch, p = squared.shape[0], squared.shape[1]
     positions = np.empty((batch, p), np.int32)
-    for sample in range(batch):
+    for sample in numba.prange(batch):
         _search_one(squared[sample], max_sweeps, rel_tol, positions[sample])
     return positions
+
+
+search_positions_batch = (numba.njit(cache=True, nogil=True, parallel=True)(_search_batch)
+                          if numba is not None else None)
 
 
 def positions_on_host(squared: jax.Array, max_sweeps: int, rel_tol: float) -> jax.Array:
