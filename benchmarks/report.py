@@ -53,8 +53,10 @@ NOTES = {
                       "SVGD run per dataset serves both rows, so DiBS+'s time is its "
                       "resampling alone. DiBS times: 8-9 min per fit alone (seeds 8-9), "
                       "12-15 min with the CPU shared with one other job (seeds 0-7). DAGMA "
-                      "rows: an earlier run (2026-11-21), kept by `--merge`; ProDAG times: 3 "
-                      "processes sharing the 2 cores.",
+                      "rows: an earlier run (2026-11-21), kept by `--merge`. ProDAG rows: "
+                      "2026-11-23, alone on the 2-core CPU, with the numba search kernel "
+                      "and the sort-free ℓ1 step (the first fit includes compilation); "
+                      "before them the same defaults took 112-147 s per fit.",
     "nonlinear-10-n100": "**ProDAG**: prodag's defaults for `sem=\"mlp\"` (10 hidden ReLU units "
                          "with biases, the paper's network; λ by the ELBO, one start per "
                          "radius); **ProDAG (2 units, no bias)**: `hidden_units=2, bias=False` "
@@ -63,9 +65,10 @@ NOTES = {
                          "dataset 0 (`benchmarks/peers.py`'s `fit_dagma(X, X_val, "
                          "sem=\"mlp\")`: Brier 34.0, E-SHD 29.0, E-F1 46.9%, AUROC 66.8%), "
                          "and DiBS took 8-15 minutes per dataset even in the linear p = 20 "
-                         "experiment. Times: seeds 0-4 with the CPU shared with one other job, "
-                         "seeds 5-9 almost alone (defaults 52-62 s per fit, 2 units 15-19 s; "
-                         "compilation not included after the first fit).",
+                         "experiment. ProDAG rows: 2026-11-23, alone on the 2-core CPU, with the "
+                         "numba search kernel and the sort-free ℓ1 step (defaults 35-53 s per "
+                         "fit, 2 units 7-15 s, the first fit including compilation; before "
+                         "them 52-62 s and 15-19 s).",
 }
 """What a reader must know about each experiment's run, printed under its table."""
 

@@ -39,8 +39,8 @@ def compilation_cache_dir() -> Path | None:
 
     ``$PRODAG_COMPILATION_CACHE`` if set (``off`` for no cache), else
     ``$XDG_CACHE_HOME/prodag/jax`` (``~/.cache/prodag/jax``). Reusing them saves the
-    compilation at the start of every fit (an MLP fit at p = 10, n = 100: 67.8 s cold, 51.3 s
-    with the cache, on a quiet 2-core CPU).
+    compilation at the start of a fit, except for programs that call the CPU search kernel
+    (p > 9 on a CPU), which JAX does not store (README, "Command line").
     """
     setting = os.environ.get(COMPILATION_CACHE_VARIABLE, "").strip()
     if setting.lower() == "off":

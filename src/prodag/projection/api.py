@@ -26,11 +26,9 @@ from prodag.projection.search_kernel import positions_on_host, uses_kernel
 METHODS = ("auto", "exact", "search", "path")
 
 AUTO_EXACT_MAX_NODES = 9
-"""``method="auto"`` uses the exact DP up to this many nodes and local search above.
-
-Up to p = 9 the optimal DP costs no more than the search; above, its cost doubles per node
-while the search stays within 0.2-0.3% of the optimum (timings in ``docs/findings.md``).
-"""
+"""``method="auto"`` uses the exact DP up to this many nodes and local search above: the DP is
+optimal and its cost doubles per node (L = 100 on the 2-core CPU: about 7 ms at p = 10, 19 ms at
+p = 12, where the search is 0.3-0.4% above the optimum; ``docs/findings.md``)."""
 
 _OPTIONS = {
     "exact": (),

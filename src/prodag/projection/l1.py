@@ -21,9 +21,10 @@ def _soft_threshold_level(magnitudes: jax.Array, lam: jax.Array) -> jax.Array:
 
     Michelot's (1986) fixed point, which needs no sort: with ``A`` the entries above ``θ``,
     ``θ ← (Σ_A |v| − λ) / |A|`` from ``A`` = all entries, until ``A`` stops shrinking (``θ``
-    only grows, so a few O(n) passes; stopping when ``A`` does not shrink, rather than when it
-    is unchanged, ends the loop even where rounding would make ``θ`` oscillate). Assumes ``Σ|v| > λ`` (else it returns at once; the
-    caller keeps ``v``); returns ``max|v|`` when ``λ = 0`` so that the result is all zeros.
+    only grows, so a few O(n) passes). Stopping when ``A`` does not shrink, rather than when
+    it is unchanged, ends the loop even where rounding would make ``θ`` oscillate. Assumes
+    ``Σ|v| > λ`` (else it returns at once; the caller keeps ``v``); returns ``max|v|`` when
+    ``λ = 0`` so that the result is all zeros.
     """
     finite_lam = jnp.where(jnp.isfinite(lam), lam, 0.0)
 

@@ -1,8 +1,10 @@
 """The order search of ``search.py`` as a compiled CPU kernel (numba), called from JAX.
 
 The same algorithm step for step — the three starts, insertion sweeps with first-minimum
-tie-breaking and the ``rel_tol`` acceptance rule, the best start kept — so it returns the same
-orders as ``search_positions`` (without kicks). In JAX every elementary step of the sweeps is
+tie-breaking and the ``rel_tol`` acceptance rule, the best start kept — so it returns the
+orders of ``search_positions`` (without kicks); only its running sums, kept in float64, can
+break a near-tie differently from JAX's float32 prefix sums. Samples are spread over the
+CPU's cores. In JAX every elementary step of the sweeps is
 a gather or scatter inside vmapped ``lax`` loops and costs tens of nanoseconds; here it is a
 plain loop over one sample's ``(p, p)`` matrix, which runs near the arithmetic's cost on a CPU.
 
