@@ -1,23 +1,20 @@
-"""Fitting the compared methods on one dataset: ProDAG's fitters beside the installed peers.
+"""The compared methods on one dataset: ProDAG's fitters beside the installed peers, and the
+scores of their samples.
 
-A *fitter* is a function of no arguments that returns posterior graph samples ``(L, p, p)``
-and the fit's seconds; ``fit_methods`` runs them, scores the samples and checkpoints the rows.
+A *fitter* (``benchmarks.jobs.Fitter``) is a function of no arguments that returns posterior
+graph samples ``(L, p, p)`` and the fit's seconds; ``benchmarks.jobs`` runs them.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from prodag.metrics import METRICS
-
-from .checkpoint import Checkpoint
+from .jobs import Fitter
 
 PEER_LABELS = {"dagma": "DAGMA", "dibs": "DiBS", "dibs+": "DiBS+"}
-
-Fitter = Callable[[], tuple[np.ndarray, float]]
 
 _PEER_NOTES: set[str] = set()
 
@@ -27,6 +24,19 @@ def posterior_metrics(truth: np.ndarray, samples: np.ndarray) -> dict[str, float
     from prodag import metrics
 
     return {name: float(value) for name, value in metrics.evaluate(truth, samples).items()}
+
+
+def score_against(truth: np.ndarray, samples: np.ndarray, **labels) -> list[dict]:
+    """One row: ``labels`` and the four metrics of ``samples`` against ``truth``."""
+    return [{**labels, **posterior_metrics(truth, samples)}]
+
+
+def score_against_each(graphs: dict[str, np.ndarray], samples: np.ndarray,
+                       **labels) -> list[dict]:
+    """One row per reference graph ``{name: (p, p) adjacency}``: ``{"graph": name, **labels,
+    metrics}``."""
+    return [{"graph": name, **labels, **posterior_metrics(truth, samples)}
+            for name, truth in graphs.items()]
 
 
 def select_methods(fitters: dict[str, Fitter], methods: Sequence[str] | None) -> dict:
@@ -70,27 +80,3 @@ def _note(message: str) -> None:
     if message not in _PEER_NOTES:
         _PEER_NOTES.add(message)
         print(f"  note: {message}", flush=True)
-
-
-def fit_methods(fitters: dict[str, Fitter], keys: dict, score: Callable[[np.ndarray], list[dict]],
-                checkpoint: Checkpoint, rows: list[dict]) -> None:
-    """Fit each method on one dataset and append its rows to ``rows``.
-
-    ``keys`` name the dataset (e.g. ``{"n": 100, "seed": 3}``); ``score(samples)`` returns one
-    dict per row (the metrics, and e.g. the reference graph's name). Each row is
-    ``{"method", **keys, "seconds", **scores}``. A method that ``checkpoint`` has done at
-    ``keys`` is not fitted again: its rows are reused. After each fit the rows so far are
-    checkpointed and a line printed.
-    """
-    where = " ".join(f"{key}={value}" for key, value in keys.items())
-    for method, fit in fitters.items():
-        if done := checkpoint.done(method, **keys):
-            rows += done
-            continue
-        samples, seconds = fit()
-        new = [{"method": method, **keys, "seconds": round(seconds, 2), **scores}
-               for scores in score(samples)]
-        rows += new
-        checkpoint.save(rows)
-        print(f"  {where} {method}: {seconds:.0f} s, "
-              + ", ".join(f"{k}={new[0][k]:.1f}" for k in METRICS), flush=True)

@@ -19,13 +19,15 @@ Run: ``prodag bench munin`` or ``python -m benchmarks.suite munin [--seeds 10]``
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from .checkpoint import Checkpoint
-from .methods import fit_methods, peer_fitters, posterior_metrics, select_methods
+from .jobs import InProcess, RayExecutor, execute, jobs_of
+from .methods import peer_fitters, score_against, select_methods
 
 N = 100
 N_DRAWS = 1000
@@ -49,19 +51,17 @@ def fit_prodag(data, seed: int, quick: bool = False) -> tuple[np.ndarray, float]
 
 
 def run(seeds: Iterable[int] = range(10), quick: bool = False,
-        methods: Sequence[str] | None = None,
-        checkpoint: Checkpoint | None = None) -> list[dict]:
+        methods: Sequence[str] | None = None, checkpoint: Checkpoint | None = None,
+        executor: InProcess | RayExecutor | None = None) -> list[dict]:
     """One row per (method, dataset seed) with the four metrics and the fit time."""
     from prodag import datasets, simulate
 
     truth = np.asarray(datasets.load_munin1().graph)
-    rows = []
+    jobs = []
     for seed in seeds:
         data = simulate.semi_synthetic(truth, N, sem="linear", noise="gaussian", seed=seed)
-        fitters = select_methods({"ProDAG": lambda: fit_prodag(data, seed, quick),
-                                  **peer_fitters(data, seed, sem="linear", quick=quick)},
-                                 methods)
-        fit_methods(fitters, {"seed": seed, "n": N},
-                    lambda samples: [posterior_metrics(truth, samples)],
-                    checkpoint or Checkpoint(), rows)
-    return rows
+        fitters = select_methods(
+            {"ProDAG": functools.partial(fit_prodag, data, seed, quick),
+             **peer_fitters(data, seed, sem="linear", quick=quick)}, methods)
+        jobs += jobs_of(fitters, {"seed": seed, "n": N}, functools.partial(score_against, truth))
+    return execute(jobs, checkpoint, executor)

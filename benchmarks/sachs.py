@@ -29,6 +29,7 @@ Run: ``prodag bench sachs`` or ``python -m benchmarks.suite sachs [--seeds 10]``
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterable, Sequence
 
@@ -37,7 +38,8 @@ import numpy as np
 from prodag.selection import validation_size
 
 from .checkpoint import Checkpoint
-from .methods import fit_methods, peer_fitters, posterior_metrics, select_methods
+from .jobs import InProcess, RayExecutor, execute, jobs_of
+from .methods import peer_fitters, score_against_each, select_methods
 
 N_DRAWS = 1000
 PRUNE = 0.1
@@ -78,23 +80,19 @@ def fit_prodag(split: Split, lam: float | None, select_by: str = "elbo",
 
 
 def run(seeds: Iterable[int] = range(10), quick: bool = False,
-        methods: Sequence[str] | None = None,
-        checkpoint: Checkpoint | None = None) -> list[dict]:
+        methods: Sequence[str] | None = None, checkpoint: Checkpoint | None = None,
+        executor: InProcess | RayExecutor | None = None) -> list[dict]:
     """One row per (method, split, graph) with the four metrics and the fit time."""
     X, graphs = load()
-    rows = []
+    jobs = []
     for split in seeds:
         rows_of_split = Split(X.to_numpy(), split)
+        fit = functools.partial(fit_prodag, rows_of_split)
         fitters = select_methods(
-            {"ProDAG": lambda: fit_prodag(rows_of_split, None, quick=quick),
-             "ProDAG (validation)": lambda: fit_prodag(rows_of_split, None, "validation",
-                                                       quick),
-             f"ProDAG λ={FIXED_LAM:g}": lambda: fit_prodag(rows_of_split, FIXED_LAM,
-                                                          quick=quick),
+            {"ProDAG": functools.partial(fit, None, quick=quick),
+             "ProDAG (validation)": functools.partial(fit, None, "validation", quick),
+             f"ProDAG λ={FIXED_LAM:g}": functools.partial(fit, FIXED_LAM, quick=quick),
              **peer_fitters(rows_of_split, split, quick=quick)}, methods)
-        fit_methods(fitters, {"split": split},
-                    lambda samples: [{"graph": name, "n": len(rows_of_split.X),
-                                      **posterior_metrics(truth, samples)}
-                                     for name, truth in graphs.items()],
-                    checkpoint or Checkpoint(), rows)
-    return rows
+        jobs += jobs_of(fitters, {"split": split},
+                        functools.partial(score_against_each, graphs, n=len(rows_of_split.X)))
+    return execute(jobs, checkpoint, executor)

@@ -35,7 +35,8 @@ from prodag.metrics import METRICS
 
 from . import RESULTS_DIR, munin, sachs, synthetic
 from .checkpoint import Checkpoint
-from .methods import fit_methods, peer_fitters, posterior_metrics, select_methods
+from .jobs import InProcess, RayExecutor, execute, jobs_of
+from .methods import peer_fitters, score_against, select_methods
 from .synthetic import SyntheticSettings
 
 __all__ = ["EXPERIMENTS", "RESULTS_DIR", "Experiment", "run", "main"]
@@ -43,7 +44,8 @@ __all__ = ["EXPERIMENTS", "RESULTS_DIR", "Experiment", "run", "main"]
 
 @dataclass(frozen=True)
 class Experiment:
-    """One benchmark: ``runner(seeds, quick, methods, checkpoint)`` returns rows of metrics."""
+    """One benchmark: ``runner(seeds, quick, methods, checkpoint, executor)`` returns rows of
+    metrics (``benchmarks.jobs`` runs its fits)."""
 
     name: str
     description: str
@@ -83,8 +85,12 @@ def markdown(table: pd.DataFrame) -> str:
 
 def run(names: Sequence[str], *, seeds: int | None = None, quick: bool = False,
         methods: Sequence[str] | None = None, out: Path = RESULTS_DIR,
-        merge: bool = False, resume: bool = False) -> dict[str, list[dict]]:
+        merge: bool = False, resume: bool = False,
+        executor: InProcess | RayExecutor | None = None) -> dict[str, list[dict]]:
     """Run the named experiments and write their JSON, markdown and figure into ``out``.
+
+    ``executor`` runs the fits (``benchmarks.jobs``): one after another in this process by
+    default, or as Ray tasks (``RayExecutor``).
 
     With ``merge``, the rows of methods not run now are kept from the experiment's existing
     JSON file (e.g. re-run ProDAG alone beside peers measured earlier on the same datasets).
@@ -107,7 +113,7 @@ def run(names: Sequence[str], *, seeds: int | None = None, quick: bool = False,
             print(f"  resuming: {len(checkpoint.resumed)} rows from {checkpoint.path}",
                   flush=True)
         rows = experiment.runner(seeds=range(n_seeds), quick=quick, methods=methods,
-                                 checkpoint=checkpoint)
+                                 checkpoint=checkpoint, executor=executor)
         checkpoint.remove()
         if merge:
             rows = kept_rows(out / f"{stem}.json", rows) + rows
@@ -200,10 +206,10 @@ def synthetic_runner(settings: SyntheticSettings,
     (e.g. ``{"ProDAG (2 units)": {"hidden_units": 2}}``)."""
 
     def runner(seeds: Iterable[int], quick: bool = False,
-               methods: Sequence[str] | None = None,
-               checkpoint: Checkpoint | None = None) -> list[dict]:
+               methods: Sequence[str] | None = None, checkpoint: Checkpoint | None = None,
+               executor: InProcess | RayExecutor | None = None) -> list[dict]:
         base = settings.with_options(max_epochs=100) if quick else settings
-        rows = []
+        jobs = []
         for n in (quick_n_grid if quick else n_grid):
             for seed in seeds:
                 data = base.dataset(n, seed)
@@ -214,10 +220,9 @@ def synthetic_runner(settings: SyntheticSettings,
                 fitters = select_methods(
                     {**prodag_fitters,
                      **peer_fitters(data, seed, sem=settings.sem, quick=quick)}, methods)
-                fit_methods(fitters, {"n": n, "seed": seed},
-                            lambda samples: [posterior_metrics(data.adjacency, samples)],
-                            checkpoint or Checkpoint(), rows)
-        return rows
+                jobs += jobs_of(fitters, {"n": n, "seed": seed},
+                                functools.partial(score_against, data.adjacency))
+        return execute(jobs, checkpoint, executor)
 
     return runner
 
@@ -239,6 +244,9 @@ EXPERIMENTS: dict[str, Experiment] = {
         _synthetic("linear-er-20", "Linear ER, p = 20, s = 40, Gaussian noise", p=20, s=40),
         _synthetic("linear-er-100", "Linear ER, p = 100, s = 200, Gaussian noise", p=100,
                    s=200),
+        _synthetic("linear-100", "Linear ER, p = 100, s = 200, n = 100 and 1000, Gaussian "
+                   "noise (the paper's Figure 2 sizes, ProDAG beside the peers)", p=100, s=200,
+                   n_grid=(100, 1000)),
         _synthetic("nonlinear-10-n100", "Nonlinear (MLP) ER, p = 10, s = 20, n = 100, Gaussian "
                    "noise (ProDAG beside the peers)", p=10, s=20, sem="mlp", n_grid=(100,),
                    variants={"ProDAG (2 units, no bias)": {"hidden_units": 2, "bias": False}}),
@@ -284,6 +292,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="keep the rows of methods not run now from the existing results")
     parser.add_argument("--resume", action="store_true",
                         help="reuse the fits an interrupted run checkpointed")
+    parser.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                        help="run the fits as Ray tasks (a local instance without ADDRESS)")
     args = parser.parse_args(argv)
     if args.list:
         for name, experiment in EXPERIMENTS.items():
@@ -292,8 +302,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     unknown = set(args.experiments) - set(EXPERIMENTS)
     if unknown:
         parser.error(f"unknown experiment(s): {', '.join(sorted(unknown))}")
-    run(args.experiments or list(EXPERIMENTS), seeds=args.seeds, quick=args.quick,
-        methods=args.methods, out=args.out, merge=args.merge, resume=args.resume)
+    executor = None if args.ray is None else RayExecutor(
+        None if args.ray == "local" else args.ray)
+    try:
+        run(args.experiments or list(EXPERIMENTS), seeds=args.seeds, quick=args.quick,
+            methods=args.methods, out=args.out, merge=args.merge, resume=args.resume,
+            executor=executor)
+    finally:
+        if executor is not None:
+            executor.shutdown()
 
 
 if __name__ == "__main__":

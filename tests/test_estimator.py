@@ -174,7 +174,10 @@ def test_elbo_selection_keeps_the_best_scored_radius_of_the_grid(chain_fit):
     assert path["criterion"] == "elbo"
     lambdas, scores = np.array(path["lambdas"]), np.array(path["scores"])
     np.testing.assert_allclose(lambdas, path["lam_max"] * np.arange(10, 0, -1) / 10)
-    assert chain_fit.lam_ == lambdas[np.argmax(scores)]
+    polished = np.array(path["polished"])
+    assert set(polished[:, 0]) == set(lambdas[np.argsort(-scores)[:2]])
+    assert chain_fit.lam_ == polished[np.argmax(polished[:, 1]), 0]
+    assert -chain_fit.objective_ == pytest.approx(polished[:, 1].max())
 
 
 def test_validation_selection_uses_the_held_out_rows():

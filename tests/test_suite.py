@@ -4,10 +4,11 @@ resuming interrupted runs, the synthetic runner's settings, and the package's im
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import benchmarks.suite as suite
-from benchmarks import synthetic
+from benchmarks import jobs, synthetic
 from benchmarks.checkpoint import Checkpoint
 
 BENCHMARKS = Path(suite.__file__).resolve().parent
@@ -44,20 +45,23 @@ def test_checkpoint_saves_rows_and_offers_them_only_when_resuming(tmp_path):
     assert Checkpoint(tmp_path / "missing.json", resume=True).resumed == []
 
 
+def _toy_jobs(seeds, fitted):
+    def fitter(method, seed):
+        def fit():
+            fitted.append((method, seed))
+            return np.zeros((1, 2, 2)), 1.0
+        return fit
+
+    return [job for seed in seeds for job in jobs.jobs_of(
+        {method: fitter(method, seed) for method in ("ProDAG", "DAGMA")}, {"seed": seed},
+        lambda samples: [{"brier": 1.0, "eshd": 1.0, "ef1": 1.0, "auroc": 1.0}])]
+
+
 def test_resume_reuses_the_checkpointed_fits_and_runs_the_rest(tmp_path, monkeypatch):
     fitted = []
 
-    def runner(seeds, quick=False, methods=None, checkpoint=None):
-        rows = []
-        for seed in seeds:
-            for method in ("ProDAG", "DAGMA"):
-                if done := checkpoint.done(method, seed=seed):
-                    rows += done
-                    continue
-                fitted.append((method, seed))
-                rows.append(_row(method, seed))
-                checkpoint.save(rows)
-        return rows
+    def runner(seeds, quick=False, methods=None, checkpoint=None, executor=None):
+        return jobs.execute(_toy_jobs(seeds, fitted), checkpoint, executor)
 
     experiment = suite.Experiment("toy", "toy", runner, seeds=3, sweep=None)
     monkeypatch.setitem(suite.EXPERIMENTS, "toy", experiment)
@@ -70,22 +74,34 @@ def test_resume_reuses_the_checkpointed_fits_and_runs_the_rest(tmp_path, monkeyp
 
     assert fitted == [("DAGMA", 1), ("ProDAG", 2), ("DAGMA", 2)]
     assert rows[:3] == interrupted
+    assert [(row["method"], row["seed"]) for row in rows[3:]] == fitted
     assert not (tmp_path / "toy.partial.json").exists()
 
 
 def test_without_resume_the_checkpoint_is_ignored(tmp_path, monkeypatch):
-    runs = []
+    fitted = []
 
-    def runner(seeds, quick=False, methods=None, checkpoint=None):
-        runs.append(checkpoint.done("ProDAG", seed=0))
-        return [_row("ProDAG", 0)]
+    def runner(seeds, quick=False, methods=None, checkpoint=None, executor=None):
+        return jobs.execute(_toy_jobs(seeds, fitted), checkpoint, executor)
 
     monkeypatch.setitem(suite.EXPERIMENTS, "toy", suite.Experiment("toy", "toy", runner,
                                                                    seeds=1, sweep=None))
     monkeypatch.setattr(suite, "write_results", lambda *a, **k: None)
-    (tmp_path / "toy.partial.json").write_text(json.dumps([{"method": "ProDAG", "seed": 0}]))
+    (tmp_path / "toy.partial.json").write_text(json.dumps([_row("ProDAG", 0)]))
     suite.run(["toy"], out=tmp_path)
-    assert runs == [[]]
+    assert fitted == [("ProDAG", 0), ("DAGMA", 0)]
+
+
+def test_each_dataset_is_scored_against_its_own_graph(monkeypatch):
+    """Jobs run after the loop that builds them: each must keep its own data and truth."""
+    monkeypatch.setattr(synthetic, "posterior",
+                        lambda settings, data, seed: (data.adjacency[None], 1.0))
+    monkeypatch.setattr(suite, "peer_fitters", lambda *a, **k: {})
+    runner = suite.synthetic_runner(synthetic.SyntheticSettings(p=6, s=6), n_grid=(20, 30))
+    rows = runner(seeds=[0, 1, 2])
+    assert [(row["n"], row["seed"]) for row in rows] == [
+        (n, seed) for n in (20, 30) for seed in (0, 1, 2)]
+    assert all(row["eshd"] == 0.0 and row["auroc"] == 100.0 for row in rows)
 
 
 def test_variants_add_prodag_rows_fitted_with_their_own_options(monkeypatch, tmp_path):

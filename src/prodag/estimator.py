@@ -93,8 +93,10 @@ class ProDAG(ParameterProtocol):
         means from ridge regressions along the top-down equal-variance order of the data
         (``prodag.initialization``), σ = 0.1. ``"auto"``: ``"data"`` for the linear SEM.
     n_restarts : int or None
-        Fits per radius, alternating between ``init`` (first, third, …) and the prior; the one
-        with the best final ELBO is kept. ``None``: 3 for the linear SEM (its ELBO has local
+        Starts of the kept radius, alternating between ``init`` (first, third, …) and the
+        prior; the fit with the best final ELBO is kept. With ``lam=None`` the λ = ∞ fit and
+        the radii are fitted from the first start, and only the two best radii from every
+        start (``prodag.selection``). ``None``: 3 for the linear SEM (its ELBO has local
         optima, roughly one per order), 1 for the MLP (more starts did not score better).
     standardize : bool
         Divide every (centred) column by its standard deviation before fitting (off by
@@ -156,8 +158,11 @@ class ProDAG(ParameterProtocol):
                                 float(self.prior_mean), float(self.prior_std), learn_noise)
         key = jax.random.PRNGKey(self.seed_)
         split = self.lam is None and self.select_by == "validation" and Z_val is None
-        n_fits = 1 if self.lam is not None else 1 + self.n_lambdas + split
-        with Progress(n_fits * self._resolved_restarts(), self.progress) as progress:
+        restarts = self._resolved_restarts()
+        n_fits = (restarts if self.lam is not None else
+                  1 + self.n_lambdas + (restarts if split else
+                                        (restarts - 1) * selection.POLISHED_RADII))
+        with Progress(n_fits, self.progress) as progress:
             def fitter(rows):
                 starts = fitting.starts(engine, rows, noise, self._dtype(), self._config(),
                                         self._resolved_init() == "data",
@@ -170,7 +175,7 @@ class ProDAG(ParameterProtocol):
                     Z, Z_val = selection.split_rows(Z, self.validation_fraction, self.seed_)
                 result, lam, path = fitting.fit_lambda_path(
                     engine, self._config(), fitter(Z), Z_val, noise, key, self.select_by,
-                    self.n_lambdas, refit=fitter(Z_all) if split else None)
+                    self.n_lambdas, restarts, refit=fitter(Z_all) if split else None)
             else:
                 lam, path = float(self.lam), None
                 result = fitter(Z)(lam, key, f"λ={lam:.3g}")

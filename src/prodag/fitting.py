@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import jax
@@ -23,6 +23,9 @@ from prodag.models import StructuralEquationModel, make_model
 from prodag.posterior import PosteriorSampler
 from prodag.projection import Projector, make_projector
 from prodag.variational import VariationalParams, inverse_softplus
+
+FitAt = Callable[..., FitResult]
+"""``fit_at(lam, key, stage, restarts=None)``: see ``fit_with_restarts``."""
 
 DATA_START_STD = 0.1
 """σ of every weight in the data start: small enough that the start's order survives the
@@ -107,21 +110,22 @@ def starts(engine: VariationalInference, Z: np.ndarray, noise: np.ndarray, dtype
 
 
 def fit_with_restarts(engine: VariationalInference, Z: np.ndarray, starts: list[Params],
-                      noise: np.ndarray, progress: Progress | None = None
-                      ) -> Callable[[float, jax.Array, str], FitResult]:
-    """A function ``fit_at(lam, key, stage)`` fitting ``q`` on the rows ``Z (n, p)`` at radius
-    ``lam`` once from every start (keys ``fold_in(key, r)``), keeping the fit with the lowest
-    final objective (negative ELBO per row); ``stage`` names the fit on the progress bar."""
+                      noise: np.ndarray, progress: Progress | None = None) -> FitAt:
+    """A function ``fit_at(lam, key, stage, restarts=None)`` fitting ``q`` on the rows
+    ``Z (n, p)`` at radius ``lam`` from the starts numbered ``restarts`` (default: every
+    start; keys ``fold_in(key, r)``), keeping the fit with the lowest final objective (negative
+    ELBO per row); ``stage`` names the fit on the progress bar."""
     dtype = jax.tree.leaves(starts[0])[0].dtype
     data = engine.model.prepare_data(jnp.asarray(Z, dtype))
 
-    def fit_at(lam: float, key: jax.Array, stage: str) -> FitResult:
+    def fit_at(lam: float, key: jax.Array, stage: str,
+               restarts: Sequence[int] | None = None) -> FitResult:
         best = None
-        for restart, start in enumerate(starts):
+        for restart in range(len(starts)) if restarts is None else restarts:
             if progress is not None:
                 progress.stage(stage + (f", restart {restart + 1}/{len(starts)}"
                                         if len(starts) > 1 else ""))
-            result = engine.fit(start, data, Z.shape[0], lam, noise,
+            result = engine.fit(starts[restart], data, Z.shape[0], lam, noise,
                                 jax.random.fold_in(key, restart), progress)
             if best is None or result.objective < best.objective:
                 best = result
@@ -131,8 +135,8 @@ def fit_with_restarts(engine: VariationalInference, Z: np.ndarray, starts: list[
 
 
 def fit_lambda_path(engine: VariationalInference, config: ModelConfig,
-                    fit_at: Callable[[float, jax.Array, str], FitResult], Z_val, noise, key,
-                    criterion: str, n_lambdas: int, refit=None) -> selection.Selection:
+                    fit_at: FitAt, Z_val, noise, key, criterion: str, n_lambdas: int,
+                    n_restarts: int, refit: FitAt | None = None) -> selection.Selection:
     """``prodag.selection.select_lambda`` with ``fit_at`` (``fit_with_restarts``) and the
     criterion's score: the ELBO, or the expected log-likelihood of the rows ``Z_val``."""
     if criterion == "validation":
@@ -149,4 +153,5 @@ def fit_lambda_path(engine: VariationalInference, config: ModelConfig,
                                         math.inf)[1]
         return selection.mean_l1_norm(graphs)
 
-    return selection.select_lambda(fit_at, lam_max_of, score, n_lambdas, criterion, key, refit)
+    return selection.select_lambda(fit_at, lam_max_of, score, n_lambdas, criterion, key,
+                                   n_restarts, refit)

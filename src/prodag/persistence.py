@@ -209,9 +209,10 @@ def _lambda_path(path, estimator, lam: float, check: _Checker) -> dict | None:
         return None
     from prodag.selection import CRITERIA
 
-    check.that(isinstance(path, dict) and set(path) == {"lambdas", "criterion", "scores",
-                                                        "lam_max"},
-               "'lambda_path_' must have the fields lambdas, criterion, scores, lam_max")
+    check.that(isinstance(path, dict) and {"lambdas", "criterion", "scores", "lam_max"}
+               <= set(path) <= {"lambdas", "criterion", "scores", "lam_max", "polished"},
+               "'lambda_path_' must have the fields lambdas, criterion, scores, lam_max "
+               "(and polished)")
     lambdas, scores = path["lambdas"], path["scores"]
     numbers = (int, float)
     check.that(isinstance(lambdas, list) and len(lambdas) == estimator.n_lambdas
@@ -225,6 +226,11 @@ def _lambda_path(path, estimator, lam: float, check: _Checker) -> dict | None:
     check.that(isinstance(path["lam_max"], numbers) and path["lam_max"] >= max(lambdas),
                "'lambda_path_.lam_max' must be the largest radius")
     check.that(lam in lambdas, f"'lam_' = {lam} is not one of the path's radii")
+    polished = path.get("polished", [])
+    check.that(isinstance(polished, list) and all(
+        isinstance(pair, list) and len(pair) == 2 and pair[0] in lambdas
+        and isinstance(pair[1], numbers) for pair in polished),
+        "'lambda_path_.polished' must be [radius, score] pairs of the path's radii")
     return path
 
 

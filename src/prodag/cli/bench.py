@@ -12,6 +12,9 @@ import typer
 
 from prodag.cli.errors import friendly_errors
 
+LOCAL_RAY = "local"
+"""``--ray`` given without an address: start a local Ray instance."""
+
 SOURCE_ROOT = Path(__file__).resolve().parents[3]
 """The checkout that holds this package's ``src/prodag`` (meaningful for a source install)."""
 
@@ -64,6 +67,11 @@ def bench(
     resume: Annotated[bool, typer.Option(
         help="Reuse the fits that an interrupted run saved in --out "
              "(<experiment>.partial.json) and run only the rest.")] = False,
+    ray: Annotated[Optional[str], typer.Option(
+        "--ray", metavar="[ADDRESS]", is_flag=False, flag_value=LOCAL_RAY,
+        help="Run the fits as Ray tasks on the cluster at ADDRESS, or on a new local Ray "
+             "instance using every core when no address is given (needs pip install "
+             "'prodag[ray]'). Default: one fit after another in this process.")] = None,
 ):
     """Run the benchmark suite: the paper's experiments, ProDAG beside installed peers.
 
@@ -79,5 +87,13 @@ def bench(
     if unknown:
         raise ValueError(f"unknown experiment(s) {', '.join(unknown)}; choose from "
                          f"{', '.join(suite.EXPERIMENTS)} (see prodag bench --list)")
-    suite.run(experiments or list(suite.EXPERIMENTS), seeds=seeds, quick=quick,
-              methods=methods, out=out or suite.RESULTS_DIR, merge=merge, resume=resume)
+    executor = None
+    if ray is not None:
+        executor = suite.RayExecutor(None if ray == LOCAL_RAY else ray)
+    try:
+        suite.run(experiments or list(suite.EXPERIMENTS), seeds=seeds, quick=quick,
+                  methods=methods, out=out or suite.RESULTS_DIR, merge=merge, resume=resume,
+                  executor=executor)
+    finally:
+        if executor is not None:
+            executor.shutdown()
