@@ -236,3 +236,39 @@ def test_the_console_script_turns_the_compilation_cache_on_unless_told_otherwise
     monkeypatch.setenv("PRODAG_COMPILATION_CACHE", "off")
     application.main()
     assert "JAX_COMPILATION_CACHE_DIR" not in os.environ
+
+
+def test_fit_takes_knowledge_files_and_marks_required_edges(tmp_path):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.standard_normal((120, 3)), columns=VARIABLES)
+    frame["b"] += 0.8 * frame["a"]
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    pd.DataFrame({"source": ["c"], "target": ["a"]}).to_csv(tmp_path / "require.csv",
+                                                           index=False)
+    pd.DataFrame({"source": ["a"], "target": ["b"]}).to_csv(tmp_path / "forbid.csv",
+                                                           index=False)
+    pd.DataFrame({"variable": ["b", "c"], "tier": [1, 2]}).to_csv(tmp_path / "tiers.csv",
+                                                                  index=False)
+    result = invoke("fit", tmp_path / "data.csv", "--require", tmp_path / "require.csv",
+                    "--forbid", tmp_path / "forbid.csv", "--tiers", tmp_path / "tiers.csv",
+                    "--lam", "2", "--max-epochs", "20", "--seed", "0", "--no-progress",
+                    "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    assert "c -> a" in result.output and "(required)" in result.output
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["knowledge"] == {"forbidden": [["a", "b"]], "required": [["c", "a"]],
+                                    "tiers": [["b"], ["c"]]}
+    required = [edge for edge in summary["edges"] if edge["required"]]
+    assert [(e["source"], e["target"], e["probability"]) for e in required] == [("c", "a", 1.0)]
+    samples = np.load(tmp_path / "out" / "samples.npz")["samples"]
+    assert np.all(samples[:, 0, 1] == 0) and np.all(samples[:, 2, 1] == 0)
+
+
+def test_contradictory_knowledge_is_a_one_line_error(tmp_path):
+    pd.DataFrame(np.ones((10, 3)) + np.arange(30).reshape(10, 3) ** 1.5,
+                 columns=VARIABLES).to_csv(tmp_path / "data.csv", index=False)
+    pd.DataFrame({"source": ["a", "b"], "target": ["b", "a"]}).to_csv(
+        tmp_path / "require.csv", index=False)
+    result = invoke("fit", tmp_path / "data.csv", "--require", tmp_path / "require.csv",
+                    "--out", tmp_path / "out")
+    assert_one_line_error(result, "cycle", "a -> b", "b -> a")

@@ -28,6 +28,7 @@ import pandas as pd
 from prodag import fitting, persistence, selection, validation
 from prodag.parameters import ParameterProtocol
 from prodag.inference import Progress, TrainingOptions
+from prodag.knowledge import Knowledge
 from prodag.metrics import edge_probabilities
 from prodag.models import SEM_NAMES
 from prodag.posterior import mean_weight_given_edge
@@ -98,6 +99,16 @@ class ProDAG(ParameterProtocol):
         the radii are fitted from the first start, and only the two best radii from every
         start (``prodag.selection``). ``None``: 3 for the linear SEM (its ELBO has local
         optima, roughly one per order), 1 for the MLP (more starts did not score better).
+    forbidden, required : edges, DataFrame, path or None
+        Edges no posterior sample contains / every sample contains: ``(source, target)``
+        pairs of column names or indices, a DataFrame with columns ``source`` and ``target``,
+        or the path of such a CSV file (``prodag.knowledge``). Enforced exactly in training and
+        sampling; required weights are not shrunk by the ℓ1 ball, and λ bounds the others.
+    tiers : list of groups, path or None
+        Ordered groups of variables: no edge from a later tier to an earlier one (a CSV path
+        with columns ``variable`` and ``tier`` also works).
+    forbid_within_tiers : bool
+        Also forbid edges between variables of the same tier.
     standardize : bool
         Divide every (centred) column by its standard deviation before fitting (off by
         default: a unit noise variance does not match standardised data).
@@ -109,7 +120,8 @@ class ProDAG(ParameterProtocol):
 
     Attributes (after ``fit``): ``params_`` (``prodag.inference.Params`` of numpy arrays),
     ``lam_`` (radius used), ``lambda_path_`` (grid and scores, or None), ``columns_``,
-    ``n_features_in_``, ``history_`` (objective per epoch), ``objective_`` (low-noise negative
+    ``n_features_in_``, ``knowledge_`` (the checked ``prodag.knowledge.Knowledge`` or None),
+    ``history_`` (objective per epoch), ``objective_`` (low-noise negative
     ELBO per row of the kept fit), ``n_restarts_``, ``mean_``, ``scale_``, ``noise_variance_``
     (each ``(p,)``), ``seed_``.
     """
@@ -119,7 +131,8 @@ class ProDAG(ParameterProtocol):
                  hidden_layers=1, activation="relu", bias=True, projection="auto", prune=0.0,
                  n_lambdas=10, select_by="elbo", init="auto", n_restarts=None,
                  validation_fraction=selection.VALIDATION_FRACTION,
-                 steps_per_epoch=10, min_delta=1e-3,
+                 steps_per_epoch=10, min_delta=1e-3, forbidden=None, required=None,
+                 tiers=None, forbid_within_tiers=False,
                  standardize=False, seed=None, progress=True):
         arguments = dict(locals())
         del arguments["self"]
@@ -145,6 +158,8 @@ class ProDAG(ParameterProtocol):
                 warnings.warn("X_val is used only to choose lam with select_by='validation'; "
                               "it is ignored here.", UserWarning, stacklevel=2)
         self.columns_, self.n_features_in_ = columns, p
+        self.knowledge_ = Knowledge.create(columns, self.forbidden, self.required, self.tiers,
+                                           self.forbid_within_tiers)
         self.seed_ = int(self.seed if self.seed is not None
                          else np.random.SeedSequence().entropy % (2 ** 31))
         self.mean_ = data.mean(axis=0)
@@ -227,7 +242,7 @@ class ProDAG(ParameterProtocol):
     def _config(self) -> fitting.ModelConfig:
         return fitting.ModelConfig.create(self.sem, self.hidden_units, self.hidden_layers,
                                           self.activation, self.bias, self.projection,
-                                          self.prune)
+                                          self.prune, getattr(self, "knowledge_", None))
 
     def _training_options(self) -> TrainingOptions:
         return TrainingOptions(n_samples=self.n_samples, max_epochs=self.max_epochs,

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from prodag.initialization import start_means
+from prodag.knowledge import Knowledge
 from prodag import selection
 from prodag.inference import FitResult, Params, Progress, TrainingOptions, VariationalInference
 from prodag.models import StructuralEquationModel, make_model
@@ -35,7 +36,8 @@ first steps, and the σ of reversed entries regrows towards the prior under the 
 @dataclass(frozen=True)
 class ModelConfig:
     """What fixes the compiled model and projection: the SEM (with the network's shape for
-    ``sem="mlp"``; ``None`` for the linear SEM), the projection method and the pruning level."""
+    ``sem="mlp"``; ``None`` for the linear SEM), the projection method, the pruning level and
+    the prior knowledge (``prodag.knowledge``)."""
 
     sem: str = "linear"
     hidden_units: int | None = None
@@ -44,15 +46,17 @@ class ModelConfig:
     bias: bool | None = None
     projection: str = "auto"
     prune: float = 0.0
+    knowledge: Knowledge | None = None
 
     @classmethod
     def create(cls, sem: str, hidden_units: int, hidden_layers: int, activation: str,
-               bias: bool, projection: str, prune: float) -> "ModelConfig":
+               bias: bool, projection: str, prune: float,
+               knowledge: Knowledge | None = None) -> "ModelConfig":
         """A configuration with the network options dropped for the linear SEM."""
         if sem != "mlp":
-            return cls(sem, projection=projection, prune=float(prune))
+            return cls(sem, projection=projection, prune=float(prune), knowledge=knowledge)
         return cls(sem, int(hidden_units), int(hidden_layers), activation, bool(bias),
-                   projection, float(prune))
+                   projection, float(prune), knowledge)
 
     def model(self) -> StructuralEquationModel:
         if self.sem != "mlp":
@@ -62,7 +66,7 @@ class ModelConfig:
                           bias=self.bias)
 
     def projector(self) -> Projector:
-        return make_projector(self.projection, self.prune)
+        return make_projector(self.projection, self.prune, self.knowledge)
 
 
 @functools.lru_cache(maxsize=16)
@@ -106,7 +110,22 @@ def starts(engine: VariationalInference, Z: np.ndarray, noise: np.ndarray, dtype
     if from_data:
         start = data_start(prior, start_means(Z, noise, config.sem, config.hidden_units,
                                               config.hidden_layers))
+        if config.knowledge is not None:
+            start = at_prior_where_forbidden(start, prior, engine.model.edge_weight,
+                                             config.knowledge.forbidden_mask())
     return alternate_starts(prior, start, n_restarts)
+
+
+def at_prior_where_forbidden(params: Params, prior: Params, name: str,
+                             forbidden: np.ndarray) -> Params:
+    """``params`` with the weights of the forbidden edges (``forbidden (p, p)`` over the
+    leading axes of the weight ``name``) set to the prior's. The projection zeroes those
+    edges, so their likelihood gradient is zero and the KL's is zero at the prior: they stay
+    there, fixed, contributing nothing to the ELBO."""
+    mask = jnp.asarray(forbidden).reshape(forbidden.shape + (1,) * (params.q.loc[name].ndim - 2))
+    loc = {**params.q.loc, name: jnp.where(mask, prior.q.loc[name], params.q.loc[name])}
+    rho = {**params.q.rho, name: jnp.where(mask, prior.q.rho[name], params.q.rho[name])}
+    return params._replace(q=VariationalParams(loc, rho))
 
 
 def fit_with_restarts(engine: VariationalInference, Z: np.ndarray, starts: list[Params],
@@ -151,6 +170,8 @@ def fit_lambda_path(engine: VariationalInference, config: ModelConfig,
     def lam_max_of(result: FitResult, key: jax.Array) -> float:
         graphs = sampler(config).sample(result.params, key, selection.N_DRAWS_FOR_LAM_MAX,
                                         math.inf)[1]
+        if config.knowledge is not None:  # required weights lie outside the ℓ1 ball
+            graphs = np.where(config.knowledge.required_mask(), 0.0, graphs)
         return selection.mean_l1_norm(graphs)
 
     return selection.select_lambda(fit_at, lam_max_of, score, n_lambdas, criterion, key,

@@ -99,20 +99,25 @@ def brier(true_adjacency, samples, weights=None) -> float:
     return float(squared_error[_off_diagonal(p)].sum())
 
 
-def structural_hamming_distances(true_adjacency, samples) -> np.ndarray:
+def structural_hamming_distances(true_adjacency, samples, pairs=None) -> np.ndarray:
     """SHD of each sample ``(L,)``: the number of node pairs {j, k} whose edges differ
-    from the truth (missing, extra or reversed edges count one each)."""
+    from the truth (missing, extra or reversed edges count one each); with ``pairs (p, p)``
+    (bool), only the pairs {j, k} with ``pairs[j, k]`` or ``pairs[k, j]`` count."""
     edges = _edges(samples)
     truth = _truth(true_adjacency, edges.shape[1])
     differs = edges != truth
     pair_differs = differs | differs.transpose(0, 2, 1)
-    upper = np.triu(np.ones(truth.shape, dtype=bool), k=1)
-    return pair_differs[:, upper].sum(axis=1)
+    counted = np.triu(np.ones(truth.shape, dtype=bool), k=1)
+    if pairs is not None:
+        pairs = np.asarray(pairs, dtype=bool)
+        counted &= pairs | pairs.T
+    return pair_differs[:, counted].sum(axis=1)
 
 
-def expected_shd(true_adjacency, samples, weights=None) -> float:
-    """Posterior mean structural Hamming distance (lower is better)."""
-    distances = structural_hamming_distances(true_adjacency, samples)
+def expected_shd(true_adjacency, samples, weights=None, pairs=None) -> float:
+    """Posterior mean structural Hamming distance (lower is better), over the node pairs
+    ``pairs`` selects (all by default; see ``structural_hamming_distances``)."""
+    distances = structural_hamming_distances(true_adjacency, samples, pairs)
     return float(_sample_weights(weights, distances.shape[0]) @ distances)
 
 

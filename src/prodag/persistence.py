@@ -55,6 +55,8 @@ def save(estimator, path) -> None:
     if not isinstance(params["noise_variance"], str):
         params["noise_variance"] = np.asarray(params["noise_variance"], float).tolist()
     params["lam"] = json_float(params["lam"])
+    if estimator.knowledge_ is not None:  # DataFrames and file paths saved as the edges read
+        params.update(estimator.knowledge_.as_names(estimator.columns_))
     metadata = {"format_version": FORMAT_VERSION, "params": params,
                 "columns": list(estimator.columns_), "lam_": json_float(estimator.lam_),
                 "seed_": estimator.seed_, "lambda_path_": estimator.lambda_path_,
@@ -104,6 +106,7 @@ def load(cls, path):
     estimator.columns_, estimator.n_features_in_ = list(columns), p
     estimator.lam_, estimator.seed_, estimator.objective_ = lam, seed, float(objective)
     estimator.lambda_path_, estimator.params_ = path_, params
+    estimator.knowledge_ = _knowledge(estimator, columns, check)
     for name, value in fitted.items():
         setattr(estimator, name, value)
     estimator.n_restarts_ = estimator._resolved_restarts()
@@ -232,6 +235,16 @@ def _lambda_path(path, estimator, lam: float, check: _Checker) -> dict | None:
         and isinstance(pair[1], numbers) for pair in polished),
         "'lambda_path_.polished' must be [radius, score] pairs of the path's radii")
     return path
+
+
+def _knowledge(estimator, columns: list[str], check: _Checker):
+    from prodag.knowledge import Knowledge, KnowledgeError
+
+    try:
+        return Knowledge.create(columns, estimator.forbidden, estimator.required,
+                                estimator.tiers, estimator.forbid_within_tiers)
+    except KnowledgeError as error:
+        check.fail(f"its prior knowledge is invalid ({error})")
 
 
 def _params(arrays: dict, estimator, p: int, check: _Checker) -> Params:

@@ -38,6 +38,10 @@ def fit(
     projection: o.ProjectionOption = o.Projection(o.API["projection"]),
     standardize: o.StandardizeOption = o.API["standardize"],
     prune: o.PruneOption = o.API["prune"],
+    forbid: o.ForbidOption = None,
+    require: o.RequireOption = None,
+    tiers: o.TiersOption = None,
+    forbid_within_tiers: o.WithinTiersOption = o.API["forbid_within_tiers"],
     log_transform_data: Annotated[bool, typer.Option(
         "--log-transform", help="Take the natural log of every value first (for positive "
                                 "data spanning orders of magnitude, e.g. flow "
@@ -67,18 +71,22 @@ def fit(
                 "n_restarts": restarts, "hidden_units": hidden_units, "bias": bias,
                 "n_samples": n_samples, "max_epochs": max_epochs, "seed": seed,
                 "projection": projection.value, "standardize": standardize, "prune": prune,
-                "progress": progress}
+                "forbidden": forbid, "required": require, "tiers": tiers,
+                "forbid_within_tiers": forbid_within_tiers, "progress": progress}
     model = "an MLP" if sem.value == "mlp" else "a linear"
     typer.echo(f"Fitting {model} ProDAG posterior to {data} ({len(frame)} rows, "
                f"{len(variables)} variables)...")
     estimator, seconds = fit_posterior(frame, **settings)
     results = write_results(estimator, variables, out, threshold=threshold, n_draws=n_draws)
-    ranked = ranked_edges(results["probabilities"], variables, results["samples"])
+    knowledge = estimator.knowledge_
+    ranked = ranked_edges(results["probabilities"], variables, results["samples"],
+                          required=None if knowledge is None else knowledge.required_mask())
     summary = {
         "data": str(data), "n": len(frame), "p": len(variables), "variables": variables,
         "options": {**settings, "lam": lam, "n_restarts": estimator.n_restarts_,
                     "seed": estimator.seed_, "log_transform": log_transform_data,
                     "threshold": threshold, "n_draws": n_draws},
+        "knowledge": None if knowledge is None else knowledge.as_names(variables),
         "lam_used": lam_used(estimator), "fit_seconds": round(seconds, 2),
         "expected_edges": float(results["probabilities"].sum()),
         "edges": ranked[ranked["probability"] >= threshold].to_dict(orient="records"),

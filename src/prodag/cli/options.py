@@ -66,6 +66,18 @@ StandardizeOption = Annotated[bool, typer.Option(
 PruneOption = Annotated[float, typer.Option(
     min=0.0, help="Zero projected weights with |w| at or below this value, in the fitted "
                   "(centred, or standardised) units; the paper's implementation uses 0.1.")]
+ForbidOption = Annotated[Optional[Path], typer.Option(
+    "--forbid", metavar="FILE", help="CSV of edges no sample may contain: columns source, "
+                                     "target (variable names).")]
+RequireOption = Annotated[Optional[Path], typer.Option(
+    "--require", metavar="FILE", help="CSV of edges every sample contains: columns source, "
+                                      "target (variable names).")]
+TiersOption = Annotated[Optional[Path], typer.Option(
+    "--tiers", metavar="FILE", help="CSV with columns variable, tier (an integer, earlier "
+                                    "tiers first): no edge from a later tier to an earlier "
+                                    "one; variables not listed are unconstrained.")]
+WithinTiersOption = Annotated[bool, typer.Option(
+    "--forbid-within-tiers", help="With --tiers: also forbid edges inside a tier.")]
 ThresholdOption = Annotated[float, typer.Option(
     min=0.0, max=1.0, help="Edges at or above this posterior probability are drawn in "
                            "graph.png and listed.")]

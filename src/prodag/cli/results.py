@@ -70,6 +70,8 @@ def describe_lam(estimator) -> str:
 def _json_default(value):
     if isinstance(value, np.generic):
         return value.item()
+    if isinstance(value, Path):
+        return str(value)
     raise TypeError(f"cannot write {type(value).__name__} to JSON")
 
 

@@ -13,9 +13,11 @@ FALLBACK_EDGES = 10
 
 
 def ranked_edges(probs: np.ndarray, variables: list[str], samples: np.ndarray,
-                 truth: np.ndarray | None = None) -> pd.DataFrame:
+                 truth: np.ndarray | None = None,
+                 required: np.ndarray | None = None) -> pd.DataFrame:
     """Every edge of some sample, most probable first, with the mean weight of the samples
-    that contain it (and, given ``truth``, whether it is a true edge)."""
+    that contain it (and, given ``truth``, whether it is a true edge; given ``required
+    (p, p)``, whether the user required it)."""
     present = samples != 0
     rows = []
     for j, k in zip(*np.nonzero(probs > 0)):
@@ -25,9 +27,13 @@ def ranked_edges(probs: np.ndarray, variables: list[str], samples: np.ndarray,
                "mean_weight": float(weights.mean()) if weights.size else 0.0}
         if truth is not None:
             row["true_edge"] = bool(truth[j, k])
+        if required is not None:
+            row["required"] = bool(required[j, k])
         rows.append(row)
-    columns = ["source", "target", "probability", "mean_weight"]
-    table = pd.DataFrame(rows, columns=columns + (["true_edge"] if truth is not None else []))
+    columns = (["source", "target", "probability", "mean_weight"]
+               + (["true_edge"] if truth is not None else [])
+               + (["required"] if required is not None else []))
+    table = pd.DataFrame(rows, columns=columns)
     return table.sort_values("probability", ascending=False, kind="stable").reset_index(drop=True)
 
 
@@ -54,7 +60,8 @@ def print_edges(table: pd.DataFrame, threshold: float, top: int) -> None:
         edge = f"{row['source']} -> {row['target']}"
         typer.echo(f"  {rank:>4}  {edge:<28} {row['probability']:>8.3f} "
                    f"{row['mean_weight']:>12.3f}"
-                   + (f"  {'yes' if row['true_edge'] else 'no'}" if truth else ""))
+                   + (f"  {'yes' if row['true_edge'] else 'no'}" if truth else "")
+                   + ("  (required)" if row.get("required") else ""))
 
 
 def posterior_metrics(samples: np.ndarray, truth: np.ndarray) -> dict[str, float]:

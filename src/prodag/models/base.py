@@ -35,6 +35,10 @@ Weights = dict[str, jax.Array]
 class StructuralEquationModel(Protocol):
     """An SEM family ``x = f_ω(x) + ε`` with ``ε ~ N(0, diag(noise_variance))``."""
 
+    edge_weight: str
+    """Name of the weight whose leading ``(p, p)`` axes are the edges j → k (the weights a
+    forbidden edge fixes at the prior)."""
+
     def weight_shapes(self, p: int) -> dict[str, tuple[int, ...]]:
         """Shapes of one sample of the weights for ``p`` variables (no sample axis)."""
 

@@ -12,7 +12,7 @@ are ``X A[:, k]`` and their squared norm is ``A[:, k]ᵀ (XᵀX) A[:, k]``, so o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
@@ -26,6 +26,8 @@ from prodag.projection import Projector
 @dataclass(frozen=True)
 class LinearSEM:
     """Linear SEM; stateless, so one instance serves every fit."""
+
+    edge_weight: ClassVar[str] = "W"
 
     def weight_shapes(self, p: int) -> dict[str, tuple[int, ...]]:
         """One ``(p, p)`` weight matrix."""

@@ -27,6 +27,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from typing import ClassVar
+
 import jax
 import jax.numpy as jnp
 
@@ -84,6 +86,7 @@ class MLPSEM:
     activation: str = "relu"
     bias: bool = True
     hidden_layers: int = 1
+    edge_weight: ClassVar[str] = "W1"
 
     def __post_init__(self):
         for name in ("hidden_units", "hidden_layers"):

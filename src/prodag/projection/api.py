@@ -18,7 +18,8 @@ import numpy as np
 
 from prodag.projection.exact import EXACT_MAX_NODES, exact_positions
 from prodag.projection.l1 import l1_ball_projection
-from prodag.projection.orders import forward_mask
+from prodag.knowledge import Knowledge
+from prodag.projection.orders import constrained_positions, forward_mask
 from prodag.projection.path import path_support
 from prodag.projection.search import MAX_SWEEPS, REL_TOL, search_positions
 from prodag.projection.search_kernel import positions_on_host, uses_kernel
@@ -74,15 +75,30 @@ def _check_options(method: str, options: dict) -> tuple:
     return tuple(sorted(options.items()))
 
 
-def _acyclic_support(W_tilde: jax.Array, method: str, options: tuple) -> jax.Array:
+def _acyclic_support(W_tilde: jax.Array, method: str, options: tuple,
+                     required: jax.Array | None = None) -> jax.Array:
     """Acyclic support ``(B, p, p)`` chosen by ``method`` for each sample of ``W̃ (B, p, p)``.
 
     For the order-based methods it is the set of forward edges of the order (a complete DAG).
+    With ``required (p, p)`` (acyclic), every order keeps those edges forward: their squared
+    weight is raised above the total mass, so the search and the exact DP prefer any order that
+    keeps them (the DP's optimum is then the best such order), and ``constrained_positions``
+    repairs an order the search left violating them; the path method's support gains the
+    required edges and loses the edges that then close a cycle.
     """
     squared = jnp.square(W_tilde)
     kwargs = dict(options)
     if method == "path":
-        return jax.vmap(lambda w: path_support(w, **kwargs)[0])(W_tilde)
+        support = jax.vmap(lambda w: path_support(w, **kwargs)[0])(W_tilde)
+        if required is None:
+            return support
+        identity = jnp.arange(W_tilde.shape[-1])
+        positions = jax.vmap(constrained_positions, (None, None, 0))(identity, required,
+                                                                     support)
+        return forward_mask(positions) & (support | required)
+    if required is not None:
+        total = squared.sum(axis=(-2, -1), keepdims=True)
+        squared = squared + jnp.where(required, 1.0 + total, 0.0)
     if method == "exact":
         positions = jax.vmap(exact_positions)(squared)
     elif uses_kernel(kwargs.get("n_kicks", 0)):
@@ -90,6 +106,8 @@ def _acyclic_support(W_tilde: jax.Array, method: str, options: tuple) -> jax.Arr
                                       kwargs.get("rel_tol", REL_TOL))
     else:
         positions = jax.vmap(lambda a: search_positions(a, **kwargs))(squared)
+    if required is not None:
+        positions = jax.vmap(constrained_positions, (0, None))(positions, required)
     return forward_mask(positions)
 
 
@@ -108,27 +126,44 @@ def acyclic_projection(W_tilde, method: str = "auto", **options) -> jax.Array:
 
 
 @partial(jax.jit, static_argnames=("method", "options"))
-def _acyclic(W_tilde: jax.Array, method: str, options: tuple) -> jax.Array:
-    """``W̃ (..., p, p)`` restricted to the acyclic support chosen by ``method``."""
+def _acyclic(W_tilde: jax.Array, method: str, options: tuple, allowed: jax.Array | None = None,
+             required: jax.Array | None = None) -> jax.Array:
+    """``W̃ (..., p, p)`` restricted to the acyclic support chosen by ``method`` (inside the
+    ``allowed (p, p)`` entries, keeping the ``required (p, p)`` ones)."""
     p = W_tilde.shape[-1]
     flat = W_tilde.reshape((-1, p, p))
-    mask = _acyclic_support(jax.lax.stop_gradient(flat), method, options)
+    if allowed is not None:
+        flat = jnp.where(allowed, flat, 0.0)
+    mask = _acyclic_support(jax.lax.stop_gradient(flat), method, options, required)
     return jnp.where(mask, flat, 0.0).reshape(W_tilde.shape)
 
 
 @partial(jax.jit, static_argnames=("method", "options"))
-def _project(W_tilde: jax.Array, lam: jax.Array, method: str, options: tuple) -> jax.Array:
-    return l1_ball_projection(_acyclic(W_tilde, method, options), lam)
+def _project(W_tilde: jax.Array, lam: jax.Array, method: str, options: tuple,
+             allowed: jax.Array | None = None, required: jax.Array | None = None) -> jax.Array:
+    W = _acyclic(W_tilde, method, options, allowed, required)
+    if required is None:
+        return l1_ball_projection(W, lam)
+    return jnp.where(required, W, l1_ball_projection(jnp.where(required, 0.0, W), lam))
 
 
-def project(W_tilde, lam=jnp.inf, method: str = "auto", **options) -> jax.Array:
+def project(W_tilde, lam=jnp.inf, method: str = "auto", *, allowed=None, required=None,
+            **options) -> jax.Array:
     """The ProDAG projection ``argmin_{W ∈ DAG, ‖W‖₁ ≤ λ} ½‖W̃ − W‖²_F`` per sample.
+
+    With prior knowledge (``prodag.knowledge``) the DAGs are those inside ``allowed`` that
+    contain every ``required`` edge, and the ℓ1 ball bounds the other entries only.
 
     Args:
         W_tilde: ``(..., p, p)`` array (numpy or JAX, float32/float64); ``[j, k]`` is j → k.
         lam: ℓ1 radius, scalar or broadcastable to the batch shape ``(...)``; ``inf`` (default)
             skips the ℓ1 step. May be traced; receives gradients.
         method: ``"auto"`` | ``"exact"`` | ``"search"`` | ``"path"`` (static).
+        allowed: optional ``(p, p)`` bool mask of the entries that may be nonzero (forbidden
+            edges: ``False``).
+        required: optional ``(p, p)`` bool mask of edges every slice keeps (acyclic, inside
+            ``allowed``): they stay forward in every order and are not shrunk by the ℓ1 step
+            (an entry of ``W̃`` that is exactly 0 stays 0).
         **options: method options (``search``: ``n_kicks``, ``n_rounds``, ``max_sweeps``,
             ``rel_tol``; ``path``: ``tol``, ``max_steps``, ``step_size``, ``threshold``,
             ``n_stages``).
@@ -142,7 +177,22 @@ def project(W_tilde, lam=jnp.inf, method: str = "auto", **options) -> jax.Array:
     method = _resolve_method(method, W_tilde.shape[-1])
     if not isinstance(lam, jax.core.Tracer) and not np.all(np.asarray(lam) >= 0):
         raise ValueError(f"lam must be nonnegative (inf for no ℓ1 constraint); got {lam!r}.")
-    return _project(W_tilde, jnp.asarray(lam), method, _check_options(method, options))
+    allowed, required = _check_masks(allowed, required, W_tilde.shape[-1])
+    return _project(W_tilde, jnp.asarray(lam), method, _check_options(method, options),
+                    allowed, required)
+
+
+def _check_masks(allowed, required, p: int):
+    """The knowledge masks as ``(p, p)`` bool arrays (or ``None``), checked for shape."""
+    masks = []
+    for name, mask in (("allowed", allowed), ("required", required)):
+        if mask is not None:
+            mask = jnp.asarray(mask, dtype=bool)
+            if mask.shape != (p, p):
+                raise ValueError(f"{name} must be a ({p}, {p}) boolean mask; got shape "
+                                 f"{mask.shape}.")
+        masks.append(mask)
+    return tuple(masks)
 
 
 Projector = Callable[[jax.Array, jax.Array], jax.Array]
@@ -150,18 +200,27 @@ Projector = Callable[[jax.Array, jax.Array], jax.Array]
 
 
 @lru_cache(maxsize=32)
-def make_projector(method: str = "auto", prune: float = 0.0, **options) -> Projector:
+def make_projector(method: str = "auto", prune: float = 0.0, knowledge: Knowledge | None = None,
+                   **options) -> Projector:
     """The projection ``(W̃, λ) -> W`` with ``method`` and its ``options`` fixed, followed by
     pruning: entries with ``|W| ≤ prune`` are set to zero (``prune = 0`` keeps ``W`` as it is).
+    With ``knowledge`` (``prodag.knowledge.Knowledge``) every output respects it; required
+    edges are not pruned.
 
     One function per setting (cached), so compiled code that closes over it is reused.
     """
     if method not in METHODS:
         raise ValueError(f"unknown projection method {method!r}; choose one of {METHODS}.")
     prune = float(prune)
+    allowed = required = None
+    if knowledge is not None:
+        allowed, required = knowledge.allowed_mask(), knowledge.required_mask()
 
     def projector(W_tilde, lam):
-        W = project(W_tilde, lam, method=method, **options)
-        return jnp.where(jnp.abs(W) > prune, W, 0.0) if prune > 0 else W
+        W = project(W_tilde, lam, method=method, allowed=allowed, required=required, **options)
+        if prune <= 0:
+            return W
+        keep = jnp.abs(W) > prune
+        return jnp.where(keep if required is None else keep | required, W, 0.0)
 
     return projector

@@ -1,0 +1,210 @@
+"""Prior knowledge about the graph: forbidden and required edges, and tiers.
+
+``Knowledge.create(columns, forbidden=..., required=..., tiers=...)`` reads what a user knows
+and checks it before any fitting:
+
+* edges as ``(source, target)`` pairs of variable names or column indices, a DataFrame with
+  columns ``source`` and ``target``, or the path of such a CSV file;
+* tiers as an ordered list of groups of variables: no edge may go from a later tier to an
+  earlier one (and, with ``forbid_within_tiers``, none inside a tier); variables in no tier are
+  unconstrained.
+
+Contradictions (unknown names, self-loops, an edge both required and forbidden, a required
+edge against the tiers, a cycle of required edges) raise ``KnowledgeError`` naming the edges.
+
+The projection enforces the knowledge exactly in every sample (``prodag.project``'s
+``allowed`` and ``required`` masks): forbidden entries are zero before the order search, every
+order searched keeps the required edges forward, and required weights are neither shrunk by
+the ℓ1 step nor pruned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+Edge = tuple[int, int]
+
+
+class KnowledgeError(ValueError):
+    """The prior knowledge is malformed or contradicts itself."""
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """Knowledge about ``p`` variables as column indices (hashable, so compiled code that
+    closes over it is cached per knowledge)."""
+
+    p: int
+    forbidden: tuple[Edge, ...] = ()
+    required: tuple[Edge, ...] = ()
+    tiers: tuple[tuple[int, ...], ...] = ()
+    forbid_within_tiers: bool = False
+
+    @classmethod
+    def create(cls, columns: Sequence[str], forbidden=None, required=None, tiers=None,
+               forbid_within_tiers: bool = False) -> Knowledge | None:
+        """The checked knowledge about the variables ``columns``; ``None`` when there is none."""
+        if forbidden is None and required is None and tiers is None:
+            return None
+        names = [str(c) for c in columns]
+        knowledge = cls(len(names), _edges("forbidden", forbidden, names),
+                        _edges("required", required, names), _tiers(tiers, names),
+                        bool(forbid_within_tiers))
+        knowledge._check(names)
+        return knowledge
+
+    # ---- masks -------------------------------------------------------------------------
+    def tier_of(self) -> np.ndarray:
+        """Tier index of every variable ``(p,)``; -1 for variables in no tier."""
+        tier = np.full(self.p, -1)
+        for index, group in enumerate(self.tiers):
+            tier[list(group)] = index
+        return tier
+
+    def against_tiers(self) -> np.ndarray:
+        """``(p, p)`` bool: edges j → k the tiers rule out."""
+        tier = self.tier_of()
+        both = (tier[:, None] >= 0) & (tier[None, :] >= 0)
+        later = tier[:, None] > tier[None, :]
+        if self.forbid_within_tiers:
+            later |= (tier[:, None] == tier[None, :]) & ~np.eye(self.p, dtype=bool)
+        return both & later
+
+    def forbidden_mask(self) -> np.ndarray:
+        """``(p, p)`` bool: every edge no sample may contain (given, or against the tiers)."""
+        mask = self.against_tiers()
+        mask[tuple(np.array(self.forbidden, dtype=int).reshape(-1, 2).T)] = True
+        return mask
+
+    def allowed_mask(self) -> np.ndarray:
+        """``(p, p)`` bool: edges a sample may contain (no self-loops, nothing forbidden)."""
+        return ~self.forbidden_mask() & ~np.eye(self.p, dtype=bool)
+
+    def required_mask(self) -> np.ndarray:
+        """``(p, p)`` bool: edges every sample contains."""
+        mask = np.zeros((self.p, self.p), dtype=bool)
+        mask[tuple(np.array(self.required, dtype=int).reshape(-1, 2).T)] = True
+        return mask
+
+    # ---- names -------------------------------------------------------------------------
+    def as_names(self, columns: Sequence[str]) -> dict:
+        """``{"forbidden", "required", "tiers"}`` as lists of names (JSON-ready)."""
+        names = [str(c) for c in columns]
+        return {"forbidden": [[names[j], names[k]] for j, k in self.forbidden],
+                "required": [[names[j], names[k]] for j, k in self.required],
+                "tiers": [[names[v] for v in group] for group in self.tiers]}
+
+    # ---- checks ------------------------------------------------------------------------
+    def _check(self, names: list[str]) -> None:
+        def listed(edges):
+            return ", ".join(f"{names[j]} -> {names[k]}" for j, k in sorted(edges))
+
+        for kind in ("forbidden", "required"):
+            loops = [(j, k) for j, k in getattr(self, kind) if j == k]
+            if loops:
+                raise KnowledgeError(f"{kind} edges must join two different variables: "
+                                     f"{listed(loops)}")
+        both = set(self.required) & set(self.forbidden)
+        if both:
+            raise KnowledgeError(f"edges both required and forbidden: {listed(both)}")
+        against = self.against_tiers()
+        clash = [(j, k) for j, k in self.required if against[j, k]]
+        if clash:
+            raise KnowledgeError(f"required edges against the tiers: {listed(clash)} (an "
+                                 "edge may not go from a later tier to an earlier one"
+                                 + (" or stay inside a tier)" if self.forbid_within_tiers
+                                    else ")"))
+        cycle = _a_cycle(self.required)
+        if cycle:
+            raise KnowledgeError(f"the required edges contain a cycle: {listed(cycle)}")
+
+
+def _a_cycle(edges: Sequence[Edge]) -> list[Edge]:
+    import networkx as nx
+
+    graph = nx.DiGraph(list(edges))
+    try:
+        return list(nx.find_cycle(graph))
+    except nx.NetworkXNoCycle:
+        return []
+
+
+def _index(value, names: list[str], what: str) -> int:
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if 0 <= value < len(names):
+            return int(value)
+        raise KnowledgeError(f"{what}: column index {value} is out of range for "
+                             f"{len(names)} variables")
+    if str(value) in names:
+        return names.index(str(value))
+    raise KnowledgeError(f"{what}: unknown variable {value!r}; the variables are "
+                         f"{', '.join(names)}")
+
+
+def _edges(kind: str, edges, names: list[str]) -> tuple[Edge, ...]:
+    """``edges`` (pairs, a DataFrame with source/target columns, or a CSV path) as sorted,
+    distinct index pairs."""
+    if edges is None:
+        return ()
+    if isinstance(edges, (str, Path)):
+        path = Path(edges)
+        if not path.is_file():
+            raise KnowledgeError(f"{kind} edges: no file {path}")
+        edges = pd.read_csv(path, dtype=str, skipinitialspace=True)
+    if isinstance(edges, pd.DataFrame):
+        columns = {str(c).strip().lower(): c for c in edges.columns}
+        if not {"source", "target"} <= set(columns):
+            raise KnowledgeError(f"{kind} edges: the table needs the columns source and "
+                                 f"target; it has {', '.join(map(str, edges.columns))}")
+        edges = list(zip(edges[columns["source"]], edges[columns["target"]]))
+    pairs = []
+    for edge in edges:
+        if isinstance(edge, str) or len(edge) != 2:
+            raise KnowledgeError(f"{kind} edges must be (source, target) pairs; got {edge!r}")
+        pairs.append((_index(edge[0], names, f"{kind} edge {tuple(edge)}"),
+                      _index(edge[1], names, f"{kind} edge {tuple(edge)}")))
+    return tuple(sorted(set(pairs)))
+
+
+def _tiers(tiers, names: list[str]) -> tuple[tuple[int, ...], ...]:
+    """``tiers`` (groups of names or indices, or a CSV path with columns variable, tier) as
+    groups of indices; a variable in two tiers is an error."""
+    if tiers is None:
+        return ()
+    if isinstance(tiers, (str, Path)):
+        path = Path(tiers)
+        if not path.is_file():
+            raise KnowledgeError(f"tiers: no file {path}")
+        tiers = pd.read_csv(path, dtype=str, skipinitialspace=True)
+    if isinstance(tiers, pd.DataFrame):
+        columns = {str(c).strip().lower(): c for c in tiers.columns}
+        if not {"variable", "tier"} <= set(columns):
+            raise KnowledgeError("tiers: the table needs the columns variable and tier "
+                                 f"(an integer, earlier tiers first); it has "
+                                 f"{', '.join(map(str, tiers.columns))}")
+        try:
+            rank = pd.to_numeric(tiers[columns["tier"]], errors="raise")
+        except (ValueError, TypeError):
+            raise KnowledgeError("tiers: the tier column must hold integers") from None
+        frame = pd.DataFrame({"variable": tiers[columns["variable"]], "tier": rank})
+        tiers = [list(group["variable"]) for _, group in frame.groupby("tier", sort=True)]
+    if isinstance(tiers, str) or not all(
+            isinstance(group, (list, tuple, set, frozenset)) for group in tiers):
+        raise KnowledgeError("tiers must be an ordered list of groups of variables, e.g. "
+                             "[['age', 'sex'], ['smoking'], ['cancer']]")
+    seen: dict[int, int] = {}
+    groups = []
+    for number, group in enumerate(tiers):
+        indices = sorted({_index(v, names, f"tier {number + 1}") for v in group})
+        for v in indices:
+            if v in seen:
+                raise KnowledgeError(f"variable {names[v]} is in tiers {seen[v] + 1} and "
+                                     f"{number + 1}")
+            seen[v] = number
+        groups.append(tuple(indices))
+    return tuple(groups)

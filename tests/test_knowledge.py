@@ -1,0 +1,192 @@
+"""Prior knowledge (prodag.knowledge): reading and checking it, the constrained projection
+against brute force, and fits that respect it in every sample."""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from prodag import ProDAG, project
+from prodag.graph import is_dag
+from prodag.knowledge import Knowledge, KnowledgeError
+
+NAMES = ["a", "b", "c", "d", "e"]
+
+
+# ---- reading and checking ------------------------------------------------------------------
+
+def test_edges_read_from_pairs_frames_and_files_agree(tmp_path):
+    frame = pd.DataFrame({"source": ["a", "c"], "target": ["b", "d"]})
+    path = tmp_path / "required.csv"
+    frame.to_csv(path, index=False)
+    by_names = Knowledge.create(NAMES, required=[("a", "b"), ("c", "d")])
+    assert by_names.required == ((0, 1), (2, 3))
+    assert Knowledge.create(NAMES, required=[(0, 1), (2, 3)]) == by_names
+    assert Knowledge.create(NAMES, required=frame) == by_names
+    assert Knowledge.create(NAMES, required=str(path)) == by_names
+    assert Knowledge.create(NAMES) is None
+
+
+def test_tiers_forbid_edges_into_earlier_tiers_and_optionally_within():
+    knowledge = Knowledge.create(NAMES, tiers=[["a", "b"], ["c"], ["d"]])
+    forbidden = knowledge.forbidden_mask()
+    assert forbidden[2, 0] and forbidden[3, 2] and forbidden[3, 1]
+    assert not forbidden[0, 2] and not forbidden[0, 1] and not forbidden[4, 0]
+    assert not forbidden[0, 4]  # e is in no tier
+    within = Knowledge.create(NAMES, tiers=[["a", "b"], ["c"]], forbid_within_tiers=True)
+    assert within.forbidden_mask()[0, 1] and within.forbidden_mask()[1, 0]
+    assert not within.allowed_mask()[0, 0]
+
+
+def test_tiers_read_from_a_file(tmp_path):
+    path = tmp_path / "tiers.csv"
+    pd.DataFrame({"variable": ["c", "a", "b"], "tier": [2, 1, 1]}).to_csv(path, index=False)
+    assert Knowledge.create(NAMES, tiers=path).tiers == ((0, 1), (2,))
+
+
+@pytest.mark.parametrize("knowledge, match", [
+    ({"required": [("a", "b"), ("b", "c"), ("c", "a")]}, "cycle: .*a -> b.*b -> c.*c -> a"),
+    ({"required": [("a", "b")], "forbidden": [("a", "b")]}, "both required and forbidden: a -> b"),
+    ({"required": [("c", "a")], "tiers": [["a"], ["c"]]}, "against the tiers: c -> a"),
+    ({"required": [("a", "b")], "tiers": [["a", "b"]], "forbid_within_tiers": True},
+     "against the tiers: a -> b"),
+    ({"forbidden": [("a", "zeta")]}, "unknown variable 'zeta'"),
+    ({"forbidden": [(0, 9)]}, "index 9 is out of range"),
+    ({"required": [("a", "a")]}, "two different variables: a -> a"),
+    ({"tiers": [["a"], ["a", "b"]]}, "a is in tiers 1 and 2"),
+    ({"tiers": "a,b"}, "no file"),
+    ({"forbidden": pd.DataFrame({"from": ["a"], "to": ["b"]})}, "columns source and target"),
+    ({"forbidden": ["ab"]}, r"\(source, target\) pairs"),
+])
+def test_contradictory_or_malformed_knowledge_is_an_error_naming_it(knowledge, match):
+    with pytest.raises(KnowledgeError, match=match):
+        Knowledge.create(NAMES, **knowledge)
+
+
+def test_contradictory_knowledge_fails_before_any_fitting(monkeypatch):
+    from prodag import fitting
+
+    monkeypatch.setattr(fitting, "engine", lambda *a, **k: pytest.fail("fitting started"))
+    X = pd.DataFrame(np.random.default_rng(0).standard_normal((30, 5)), columns=NAMES)
+    with pytest.raises(KnowledgeError, match="cycle"):
+        ProDAG(required=[("a", "b"), ("b", "a")], progress=False).fit(X)
+
+
+# ---- the constrained projection ------------------------------------------------------------
+
+def _kept_mass(W_tilde, order, allowed):
+    positions = np.argsort(order)
+    forward = positions[:, None] < positions[None, :]
+    return float(np.sum(np.where(forward & allowed, W_tilde ** 2, 0.0)))
+
+
+def _respects(order, required):
+    positions = np.argsort(order)
+    return all(positions[j] < positions[k] for j, k in zip(*np.nonzero(required)))
+
+
+@st.composite
+def knowledge_cases(draw):
+    """A matrix W̃ (p, p) and knowledge consistent with a random hidden order."""
+    p = draw(st.integers(3, 6))
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 31)))
+    order = rng.permutation(p)
+    positions = np.argsort(order)
+    forward = positions[:, None] < positions[None, :]
+    required = forward & (rng.random((p, p)) < 0.25)
+    forbidden = ~required & ~np.eye(p, dtype=bool) & (rng.random((p, p)) < 0.25)
+    W_tilde = rng.standard_normal((p, p)) * (rng.random((p, p)) < 0.9)
+    W_tilde[required] += np.sign(W_tilde[required]) + (W_tilde[required] == 0)
+    return W_tilde, ~forbidden & ~np.eye(p, dtype=bool), required
+
+
+def _check_respected(W, allowed, required):
+    assert is_dag(W)
+    assert np.all(W[~allowed] == 0)
+    assert np.all(W[required] != 0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(case=knowledge_cases())
+def test_exact_constrained_projection_matches_brute_force(case):
+    W_tilde, allowed, required = case
+    W = np.asarray(project(W_tilde, method="exact", allowed=allowed, required=required))
+    _check_respected(W, allowed, required)
+    best = max(_kept_mass(W_tilde, order, allowed)
+               for order in itertools.permutations(range(len(W_tilde)))
+               if _respects(np.array(order), required))
+    assert np.sum(W ** 2) == pytest.approx(best, rel=1e-5, abs=1e-9)  # float32
+
+
+@pytest.mark.parametrize("method", ["search", "path"])
+@settings(max_examples=20, deadline=None)
+@given(case=knowledge_cases(), seed=st.integers(0, 100))
+def test_search_and_path_respect_the_knowledge_and_search_beats_the_orders_tried(method, case,
+                                                                               seed):
+    W_tilde, allowed, required = case
+    W = np.asarray(project(W_tilde, 2.0, method=method, allowed=allowed, required=required))
+    _check_respected(W, allowed, required)
+    assert np.abs(np.where(required, 0.0, W)).sum() <= 2.0 * (1 + 1e-5)
+    if method == "search":
+        kept = np.asarray(project(W_tilde, method=method, allowed=allowed, required=required))
+        rng = np.random.default_rng(seed)
+        tried = [order for order in (rng.permutation(len(W_tilde)) for _ in range(30))
+                 if _respects(order, required)]
+        for order in tried:
+            assert np.sum(kept ** 2) >= _kept_mass(W_tilde, order, allowed) * (1 - 1e-5)
+
+
+def test_required_weights_escape_the_l1_ball_and_pruning():
+    from prodag.projection import make_projector
+
+    W_tilde = np.array([[0.0, 0.05, 2.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]])
+    required = np.zeros((3, 3), bool)
+    required[0, 1] = True
+    knowledge = Knowledge(3, required=((0, 1),))
+    W = np.asarray(make_projector("exact", prune=0.1, knowledge=knowledge)(W_tilde, 1.0))
+    assert W[0, 1] == 0.05
+    assert np.abs(W).sum() - 0.05 == pytest.approx(1.0)
+
+
+# ---- fits ----------------------------------------------------------------------------------
+
+def _chain_frame(n=150, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.zeros((n, 5))
+    X[:, 0] = rng.standard_normal(n)
+    for k in range(1, 5):
+        X[:, k] = 0.8 * X[:, k - 1] + rng.standard_normal(n)
+    return pd.DataFrame(X, columns=NAMES)
+
+
+@pytest.mark.parametrize("sem, options", [
+    ("linear", {"n_lambdas": 3}),
+    ("mlp", {"lam": 4.0, "hidden_units": 2, "max_epochs": 10}),
+])
+def test_fits_respect_the_knowledge_in_every_sample_and_round_trip_it(sem, options, tmp_path):
+    required = pd.DataFrame({"source": ["e"], "target": ["a"]})  # against the data's chain
+    est = ProDAG(sem=sem, seed=0, progress=False, required=required,
+                 forbidden=[("a", "b")], tiers=[["c"], ["d", "e"]], n_samples=20,
+                 **options).fit(_chain_frame())
+    graphs = est.sample(300)
+    assert np.all(graphs[:, 4, 0] != 0)
+    assert np.all(graphs[:, 0, 1] == 0)
+    assert np.all(graphs[:, 3, 2] == 0) and np.all(graphs[:, 4, 2] == 0)
+    assert np.all(is_dag(graphs))
+    est.save(tmp_path / "model.npz")
+    loaded = ProDAG.load(tmp_path / "model.npz")
+    assert loaded.knowledge_ == est.knowledge_
+    assert loaded.required == [["e", "a"]]
+    np.testing.assert_array_equal(loaded.sample(50), est.sample(50))
+
+
+def test_forbidden_weights_stay_at_the_prior():
+    est = ProDAG(lam=3.0, seed=0, progress=False, forbidden=[("a", "b"), ("c", "b")],
+                 n_samples=20).fit(_chain_frame())
+    loc, rho = est.params_.q.loc["W"], est.params_.q.rho["W"]
+    fixed = est.knowledge_.forbidden_mask()
+    assert np.all(loc[fixed] == 0.0)
+    np.testing.assert_allclose(np.log1p(np.exp(rho[fixed])), 1.0)
+    assert np.all(loc[~fixed & ~np.eye(5, dtype=bool)] != 0.0)
