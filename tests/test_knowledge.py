@@ -190,3 +190,18 @@ def test_forbidden_weights_stay_at_the_prior():
     assert np.all(loc[fixed] == 0.0)
     np.testing.assert_allclose(np.log1p(np.exp(rho[fixed])), 1.0)
     assert np.all(loc[~fixed & ~np.eye(5, dtype=bool)] != 0.0)
+
+
+def test_an_order_that_keeps_the_required_edges_is_left_unchanged():
+    import jax.numpy as jnp
+
+    from prodag.projection.orders import constrained_positions
+
+    required = np.zeros((4, 4), bool)
+    required[0, 2] = required[3, 1] = True
+    kept = np.array([0, 2, 1, 3])  # positions: node 0 first, node 3 last ... 3 -> 1 broken
+    repaired = np.asarray(constrained_positions(jnp.asarray(kept), jnp.asarray(required)))
+    assert _respects(np.argsort(repaired), required)
+    fine = np.array([0, 3, 2, 1])
+    np.testing.assert_array_equal(
+        constrained_positions(jnp.asarray(fine), jnp.asarray(required)), fine)

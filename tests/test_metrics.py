@@ -158,3 +158,18 @@ def test_auroc_undefined_warns_nan():
 def test_errors(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_expected_shd_over_chosen_pairs_counts_only_those_pairs():
+    from prodag.metrics import expected_shd
+
+    truth = np.zeros((3, 3))
+    truth[0, 1] = truth[1, 2] = 1
+    sample = np.zeros((1, 3, 3))
+    sample[0, 1, 0] = sample[0, 0, 2] = 1  # reversed 0-1, missing 1-2, extra 0-2
+    assert expected_shd(truth, sample) == 3
+    pairs = np.zeros((3, 3), bool)
+    pairs[1, 0] = True  # the pair {0, 1}, named in either direction
+    assert expected_shd(truth, sample, pairs=pairs) == 1
+    pairs[2, 1] = True
+    assert expected_shd(truth, sample, pairs=pairs) == 2
