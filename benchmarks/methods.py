@@ -20,10 +20,13 @@ _PEER_NOTES: set[str] = set()
 
 
 def posterior_metrics(truth: np.ndarray, samples: np.ndarray) -> dict[str, float]:
-    """The four metrics of posterior graph ``samples (L, p, p)`` against ``truth (p, p)``."""
+    """The four metrics of posterior graph ``samples (L, p, p)`` against ``truth (p, p)``, and
+    the expected calibration error of their edge probabilities (``ece``, in [0, 1])."""
     from prodag import metrics
 
-    return {name: float(value) for name, value in metrics.evaluate(truth, samples).items()}
+    scores = {name: float(value) for name, value in metrics.evaluate(truth, samples).items()}
+    scores["ece"] = metrics.calibration_error(truth, metrics.edge_probabilities(samples))
+    return scores
 
 
 def score_against(truth: np.ndarray, samples: np.ndarray, **labels) -> list[dict]:

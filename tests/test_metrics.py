@@ -173,3 +173,21 @@ def test_expected_shd_over_chosen_pairs_counts_only_those_pairs():
     assert expected_shd(truth, sample, pairs=pairs) == 1
     pairs[2, 1] = True
     assert expected_shd(truth, sample, pairs=pairs) == 2
+
+
+def test_calibration_error_by_hand():
+    from prodag.metrics import calibration_error, reliability
+
+    truth = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])
+    # Off-diagonal entries in row order: (0,1) T, (0,2) F, (1,0) F, (1,2) T, (2,0) F, (2,1) F.
+    probs = np.array([[0.0, 0.95, 0.05], [0.05, 0.0, 0.55], [0.05, 0.45, 0.0]])
+    table = reliability(truth, probs, n_bins=10)
+    assert list(table["count"]) == [3, 0, 0, 0, 1, 1, 0, 0, 0, 1]
+    assert table["frequency"][0] == 0 and table["frequency"][5] == 1
+    # bins: 0.05 x3 (none true) gap 0.05; 0.45 (false) gap 0.45; 0.55 (true) 0.45; 0.95 (true) 0.05
+    expected = (3 * 0.05 + 0.45 + 0.45 + 0.05) / 6
+    assert calibration_error(truth, probs, n_bins=10) == pytest.approx(expected)
+    assert calibration_error(truth, truth.astype(float)) == 0.0
+    assert calibration_error(truth, 1.0 - truth - np.eye(3)) == 1.0
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        calibration_error(truth, probs * 2)

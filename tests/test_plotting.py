@@ -93,3 +93,14 @@ def test_benchmark_panels_show_mean_and_standard_error_per_method():
     assert brier_ax.get_xscale() == "log"
     with pytest.raises(ValueError, match="eshd"):
         plotting.plot_benchmark(rows, metrics=["eshd"])
+
+
+def test_reliability_diagram_draws_the_bins_and_names_the_error():
+    from prodag.plotting import plot_reliability
+
+    truth = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])
+    probs = np.array([[0.0, 0.95, 0.05], [0.05, 0.0, 0.55], [0.05, 0.45, 0.0]])
+    fig = plot_reliability(truth, probs, label="ProDAG")
+    ax = fig.axes[0]
+    assert len(ax.collections[0].get_offsets()) == 4  # four filled bins
+    assert "ProDAG: ECE 0.183" in ax.get_legend().get_texts()[0].get_text()

@@ -203,3 +203,26 @@ def test_check_positive_vector():
         check_positive_vector("v", [1.0, np.nan], 2)
     with pytest.raises(ValueError, match="positive number"):
         check_positive_vector("v", "estimate", 2)
+
+
+def test_a_gross_outlier_is_named_in_a_warning():
+    from prodag.validation import OutlierWarning, outliers, warn_outliers
+
+    rng = np.random.default_rng(0)
+    data = rng.standard_normal((200, 3))
+    assert len(outliers(data)) == 0
+    data[17, 1] = 1e6
+    binary = np.column_stack([data, (rng.random(200) < 0.1).astype(float)])
+    with pytest.warns(OutlierWarning, match=r"1 value\(s\).*row 17 column b \(1e\+06\)"):
+        found = warn_outliers(binary, ["a", "b", "c", "d"])
+    np.testing.assert_array_equal(found, [[17, 1]])
+
+
+def test_fit_warns_about_outliers():
+    from prodag import ProDAG
+    from prodag.validation import OutlierWarning
+
+    data = np.random.default_rng(1).standard_normal((50, 3))
+    data[3, 0] = 1e6
+    with pytest.warns(OutlierWarning, match="row 3 column x0"):
+        ProDAG(lam=1.0, max_epochs=2, n_samples=4, progress=False).fit(data)

@@ -151,6 +151,7 @@ class ProDAG(ParameterProtocol):
         """
         self._check_params()
         data, columns = validation.check_data(X)
+        validation.warn_outliers(data, columns)
         n, p = data.shape
         if X_val is not None:
             val = validation.check_rows("X_val", X_val, p)

@@ -13,6 +13,9 @@ Metrics (lower is better for the first two, higher for the last two):
 * ``expected_f1``: posterior mean of the F1 score over directed edges, in percent. A reversed
   edge is a false positive and a false negative. When a sample and the truth both have no
   edges, that sample's F1 is 100 (perfect agreement).
+* ``calibration_error`` (not one of the paper's four; the benchmarks report it as ``ece``):
+  expected calibration error of ``p̂`` over 10 equal-width bins, with ``reliability`` the
+  per-bin table behind it and ``prodag.plotting.plot_reliability`` its picture.
 * ``auroc``: area under the ROC curve of ``p̂`` against the truth over the off-diagonal
   entries, in percent; ties in ``p̂`` get average ranks (so AUROC = the probability that a
   random true edge gets a higher ``p̂`` than a random non-edge, ties counted half). It is NaN,
@@ -164,6 +167,44 @@ def auroc(true_adjacency, samples, weights=None) -> float:
     rank_sum = ranks[labels].sum()
     u_statistic = rank_sum - n_positive * (n_positive + 1) / 2
     return float(100.0 * u_statistic / (n_positive * n_negative))
+
+
+CALIBRATION_BINS = 10
+
+
+def reliability(true_adjacency, edge_probabilities, n_bins: int = CALIBRATION_BINS) -> dict:
+    """Binned reliability of edge probabilities ``(p, p)`` over the off-diagonal entries:
+    ``{"edges", "mean_probability", "frequency", "count"}``, each ``(n_bins,)``: per bin of
+    equal width on [0, 1] (the last bin closed), the entries in it, their mean predicted
+    probability and the share of them that are true edges (NaN for empty bins)."""
+    probabilities = np.asarray(edge_probabilities, dtype=float)
+    if probabilities.ndim != 2 or probabilities.shape[0] != probabilities.shape[1]:
+        raise ValueError(f"edge_probabilities must be a (p, p) array; got shape "
+                         f"{probabilities.shape}.")
+    if np.any((probabilities < 0) | (probabilities > 1)) or not np.all(np.isfinite(probabilities)):
+        raise ValueError("edge_probabilities must lie in [0, 1].")
+    p = probabilities.shape[0]
+    off = _off_diagonal(p)
+    predicted = probabilities[off]
+    labels = _truth(true_adjacency, p)[off].astype(float)
+    bins = np.minimum((predicted * n_bins).astype(int), n_bins - 1)
+    count = np.bincount(bins, minlength=n_bins)
+    with np.errstate(invalid="ignore"):
+        mean = np.bincount(bins, predicted, n_bins) / count
+        frequency = np.bincount(bins, labels, n_bins) / count
+    return {"edges": np.arange(n_bins + 1) / n_bins, "mean_probability": mean,
+            "frequency": frequency, "count": count}
+
+
+def calibration_error(true_adjacency, edge_probabilities,
+                      n_bins: int = CALIBRATION_BINS) -> float:
+    """Expected calibration error of edge probabilities ``(p, p)``, in [0, 1] (lower is
+    better): ``Σ_b (n_b / N) |mean probability_b − share of true edges_b|`` over the
+    ``n_bins`` equal-width bins of ``reliability`` (N = p(p−1) off-diagonal entries)."""
+    table = reliability(true_adjacency, edge_probabilities, n_bins)
+    filled = table["count"] > 0
+    gaps = np.abs(table["mean_probability"][filled] - table["frequency"][filled])
+    return float(np.sum(table["count"][filled] * gaps) / table["count"].sum())
 
 
 def evaluate(true_adjacency, samples, weights=None) -> dict[str, float]:

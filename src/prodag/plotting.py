@@ -163,6 +163,33 @@ def plot_benchmark(results, metrics: Sequence[str] = tuple(METRICS), x: str = "n
     return fig
 
 
+def plot_reliability(true_adjacency, edge_probabilities, n_bins: int = 10,
+                     ax: Axes | None = None, label: str | None = None) -> Figure:
+    """Reliability diagram of edge probabilities ``(p, p)`` against a true graph: the share of
+    true edges against the mean predicted probability per bin (``prodag.metrics.reliability``),
+    marker area ∝ the entries in the bin, beside the diagonal of perfect calibration; the
+    expected calibration error is in the legend."""
+    from prodag.metrics import calibration_error, reliability
+
+    table = reliability(true_adjacency, edge_probabilities, n_bins)
+    ece = calibration_error(true_adjacency, edge_probabilities, n_bins)
+    fig, ax = _figure_and_axes(ax, (3.6, 3.6))
+    ax.plot([0, 1], [0, 1], color="0.6", linestyle="--", linewidth=1)
+    filled = table["count"] > 0
+    sizes = 20 + 200 * table["count"][filled] / table["count"].max()
+    ax.plot(table["mean_probability"][filled], table["frequency"][filled], color="C0",
+            linewidth=1)
+    ax.scatter(table["mean_probability"][filled], table["frequency"][filled], s=sizes,
+               color="C0", label=f"{label + ': ' if label else ''}ECE {ece:.3f}", zorder=3)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_aspect("equal")
+    ax.set_xlabel("posterior edge probability")
+    ax.set_ylabel("share of true edges")
+    ax.legend(loc="upper left", frameon=False)
+    return fig
+
+
 def summarize(results, metric: str, by: Sequence[str] = ("method",)) -> pd.DataFrame:
     """Mean, standard error (std / √count) and count of ``metric`` within each group ``by``."""
     frame = pd.DataFrame(results)

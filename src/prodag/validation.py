@@ -195,6 +195,54 @@ def _check_not_constant(data: np.ndarray, names: list[str]) -> None:
                         "cannot be standardised: drop these columns.")
 
 
+OUTLIER_ROBUST_SDS = 10.0
+"""``warn_outliers`` flags values farther than this many robust standard deviations from
+their column's median."""
+
+
+class OutlierWarning(UserWarning):
+    """Some values lie far outside the rest of their column."""
+
+
+def outliers(data: np.ndarray, limit: float = OUTLIER_ROBUST_SDS) -> np.ndarray:
+    """``(row, column)`` index pairs ``(m, 2)`` of the values of ``data (n, p)`` farther than
+    ``limit`` robust standard deviations from their column's median. The robust standard
+    deviation is 1.4826 × the median absolute deviation, or, where half a column or more
+    shares one value, IQR / 1.349 (columns where that is 0 too are not checked)."""
+    median = np.median(data, axis=0)
+    spread = 1.4826 * np.median(np.abs(data - median), axis=0)
+    q75, q25 = np.percentile(data, [75, 25], axis=0)
+    spread = np.where(spread > 0, spread, (q75 - q25) / 1.349)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        distance = np.abs(data - median) / spread
+    far = np.where(spread > 0, distance, 0.0) > limit
+    return np.argwhere(far)
+
+
+def warn_outliers(data: np.ndarray, names: list[str],
+                  limit: float = OUTLIER_ROBUST_SDS) -> np.ndarray:
+    """Warn (``OutlierWarning``) naming the rows and columns of ``outliers(data, limit)``; a
+    Gaussian SEM bends its weights towards such values. Returns those pairs."""
+    found = outliers(data, limit)
+    if len(found):
+        shown = ", ".join(f"row {i} column {names[j]} ({data[i, j]:.4g})"
+                          for i, j in found[:_MAX_NAMES_SHOWN])
+        more = f" and {len(found) - _MAX_NAMES_SHOWN} more" if len(found) > \
+            _MAX_NAMES_SHOWN else ""
+        import warnings
+
+        columns = np.unique(found[:, 1])
+        skewed = bool(np.all(data[:, columns] > 0))
+        warnings.warn(f"{len(found)} value(s) lie more than {limit:g} robust standard "
+                      f"deviations from their column's median: {shown}{more}. The Gaussian "
+                      "model bends towards such values (a spurious or a lost edge); check "
+                      "them, or drop those rows, before trusting the posterior"
+                      + ("; for positive data spanning orders of magnitude, fit their "
+                         "logarithms (prodag fit --log-transform)." if skewed else "."),
+                      OutlierWarning, stacklevel=3)
+    return found
+
+
 # ---------------------------------------------------------------------------------------------
 # Parameter checks
 
