@@ -56,7 +56,7 @@ def path_fits(p: int, s: int, n: int, seed: int) -> dict:
 
     def one(lam, key, restart):
         start = time.perf_counter()
-        result = fit_at(lam, key, "", [restart])
+        result = fit_at(lam, key, "", [restart])[0]
         seconds = time.perf_counter() - start
         graphs = fitting.sampler(config).sample(result.params, jax.random.PRNGKey(7), 1000,
                                                 lam)[1]

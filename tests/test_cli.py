@@ -138,6 +138,9 @@ def test_fit_writes_consistent_probabilities_samples_and_summary(fitted):
     above = {(variables[j], variables[k]) for j, k in zip(*np.nonzero(probs.to_numpy() >= 0.3))}
     assert listed == above and summary["n"] == 200 and summary["lam_used"] is None
     assert summary["options"]["standardize"] is False
+    weights = summary["mixture_weights"]
+    assert len(weights) >= 1 and sum(weights) == pytest.approx(1.0)
+    assert ("mixes" in output) == (len(weights) > 1)
     if listed:
         best = max(summary["edges"], key=lambda e: e["probability"])
         assert f"{best['source']} -> {best['target']}" in output
@@ -145,7 +148,7 @@ def test_fit_writes_consistent_probabilities_samples_and_summary(fitted):
 
 def test_fit_prints_the_radius_it_used(fitted):
     _, output = fitted
-    assert "lam = inf (no l1 constraint)" in output.splitlines()[-2]
+    assert "lam = inf (no l1 constraint)" in output.splitlines()[-3]
 
 
 def test_the_edge_table_falls_back_to_the_most_probable_edges_when_none_reaches_the_threshold(

@@ -53,7 +53,7 @@ def _set(section, name, value):
 
 
 def _nan_weights(arrays, metadata):
-    arrays["arrays/params/q/loc/W"] = np.full_like(arrays["arrays/params/q/loc/W"], np.nan)
+    arrays["arrays/params/0/q/loc/W"] = np.full_like(arrays["arrays/params/0/q/loc/W"], np.nan)
 
 
 def _sem_to_mlp(arrays, metadata):
@@ -61,7 +61,7 @@ def _sem_to_mlp(arrays, metadata):
 
 
 def _weight_shape(arrays, metadata):
-    arrays["arrays/params/q/rho/W"] = np.zeros((4, 4))
+    arrays["arrays/params/0/q/rho/W"] = np.zeros((4, 4))
 
 
 def _columns(arrays, metadata):
@@ -80,6 +80,8 @@ def _negative_lam(arrays, metadata):
     (_weight_shape, "shape"),
     (_set("metadata", "format_version", 99), "format version"),
     (_set("metadata", "seed_", "zero"), "seed_"),
+    (_set("arrays", "arrays/mixture_weights_", np.array([0.5, 0.5])), "2 mixture component"),
+    (_set("arrays", "arrays/mixture_weights_", np.array([0.9])), "sum to 1"),
 ])
 def test_tampered_metadata_or_arrays_are_rejected(saved, tmp_path, change, message):
     path = _tampered(saved, tmp_path, change)

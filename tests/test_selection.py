@@ -23,8 +23,8 @@ def _path(objective_of, n_restarts, n_lambdas=5, refit=None):
     def fit_at(lam, key, stage, restarts=None):
         restarts = tuple(range(n_restarts) if restarts is None else restarts)
         calls.append((lam, restarts))
-        return min((Fit(lam, [r], objective_of(lam, r)) for r in restarts),
-                   key=lambda fit: fit.objective)
+        return sorted((Fit(lam, [r], objective_of(lam, r)) for r in restarts),
+                      key=lambda fit: fit.objective)
 
     chosen = selection.select_lambda(
         fit_at, lambda result, key: 10.0, lambda result, lam, key: -result.objective,
@@ -46,6 +46,7 @@ def test_the_path_fits_one_start_per_radius_and_every_start_at_the_two_best():
     assert calls[1:6] == [(lam, (0,)) for lam in (10.0, 8.0, 6.0, 4.0, 2.0)]
     assert calls[6:] == [(8.0, (1, 2)), (6.0, (1, 2))]
     assert chosen.lam == 6.0 and chosen.result.restarts == (2,)
+    assert [fit.restarts for fit in chosen.results] == [(2,), (0,), (1,)]  # every start
     assert chosen.path["scores"] == [-5.0, -3.0, -4.0, -6.0, -7.0]
     assert chosen.path["polished"] == [[8.0, -3.0], [6.0, -1.0]]
 
@@ -67,7 +68,7 @@ def test_the_validation_refit_runs_at_the_best_scored_radius_only():
 
     def refit(lam, key, stage):
         refits.append(lam)
-        return Fit(lam, [0], 0.0)
+        return [Fit(lam, [0], 0.0)]
 
     chosen, calls = _path(lambda lam, restart: abs(lam - 8.0), n_restarts=3, refit=refit)
     assert len(calls) == 6 and refits == [8.0] and chosen.lam == 8.0

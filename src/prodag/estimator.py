@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from prodag import fitting, persistence, selection, validation
+from prodag import fitting, mixture, persistence, selection, validation
 from prodag.parameters import ParameterProtocol
 from prodag.inference import Progress, TrainingOptions
 from prodag.knowledge import Knowledge
@@ -118,12 +118,14 @@ class ProDAG(ParameterProtocol):
     progress : bool
         Show one progress bar for the whole fit, naming the stage that runs.
 
-    Attributes (after ``fit``): ``params_`` (``prodag.inference.Params`` of numpy arrays),
-    ``lam_`` (radius used), ``lambda_path_`` (grid and scores, or None), ``columns_``,
-    ``n_features_in_``, ``knowledge_`` (the checked ``prodag.knowledge.Knowledge`` or None),
-    ``history_`` (objective per epoch), ``objective_`` (low-noise negative
-    ELBO per row of the kept fit), ``n_restarts_``, ``mean_``, ``scale_``, ``noise_variance_``
-    (each ``(p,)``), ``seed_``.
+    Attributes (after ``fit``): ``components_`` (the posterior's mixture components, each a
+    ``prodag.inference.Params`` of numpy arrays, best ELBO first: the fits at the chosen radius
+    from every start, ``prodag.mixture``), ``mixture_weights_`` (``(K,)``, ∝ exp(ELBO)),
+    ``params_`` (the first component), ``lam_`` (radius used), ``lambda_path_`` (grid and
+    scores, or None), ``columns_``, ``n_features_in_``, ``knowledge_`` (the checked
+    ``prodag.knowledge.Knowledge`` or None), ``history_`` (objective per epoch of the first
+    component), ``objective_`` (its low-noise negative ELBO per row), ``n_restarts_``,
+    ``mean_``, ``scale_``, ``noise_variance_`` (each ``(p,)``), ``seed_``.
     """
 
     def __init__(self, sem="linear", lam=None, n_samples=100, max_epochs=1000, patience=5,
@@ -189,16 +191,18 @@ class ProDAG(ParameterProtocol):
                 Z_all = Z
                 if split:
                     Z, Z_val = selection.split_rows(Z, self.validation_fraction, self.seed_)
-                result, lam, path = fitting.fit_lambda_path(
+                results, lam, path = fitting.fit_lambda_path(
                     engine, self._config(), fitter(Z), Z_val, noise, key, self.select_by,
                     self.n_lambdas, restarts, refit=fitter(Z_all) if split else None)
             else:
                 lam, path = float(self.lam), None
-                result = fitter(Z)(lam, key, f"λ={lam:.3g}")
+                results = fitter(Z)(lam, key, f"λ={lam:.3g}")
         self.lam_, self.lambda_path_ = lam, path
-        self.n_restarts_ = self._resolved_restarts()
-        self.params_ = jax.tree.map(np.asarray, result.params)
-        self.history_, self.objective_ = result.history, result.objective
+        self.n_restarts_ = restarts
+        components, self.mixture_weights_ = mixture.kept_components(results, n)
+        self.components_ = [jax.tree.map(np.asarray, result.params) for result in components]
+        self.params_ = self.components_[0]
+        self.history_, self.objective_ = components[0].history, components[0].objective
         self.noise_variance_ = (np.exp(self.params_.log_noise_variance) if learn_noise
                                 else noise)
         self._cache = {}
@@ -275,8 +279,12 @@ class ProDAG(ParameterProtocol):
         n = validation.check_integer("n", n, minimum=1)
         key = (jax.random.fold_in(jax.random.PRNGKey(self.seed_), SAMPLE_STREAM) if seed is None
                else jax.random.PRNGKey(validation.check_integer("seed", seed, minimum=0)))
-        params = jax.tree.map(jnp.asarray, self.params_)
-        return fitting.sampler(self._config()).sample(params, key, n, self.lam_)
+        sampler = fitting.sampler(self._config())
+
+        def sample(params, key, m):
+            return sampler.sample(jax.tree.map(jnp.asarray, params), key, m, self.lam_)
+
+        return mixture.sample_mixture(sample, self.components_, self.mixture_weights_, key, n)
 
     def sample(self, n: int = 1000, seed=None) -> np.ndarray:
         """``n`` posterior DAG samples, a ``(n, p, p)`` numpy array (``[s, j, k]``: j → k).

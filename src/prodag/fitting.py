@@ -25,7 +25,7 @@ from prodag.posterior import PosteriorSampler
 from prodag.projection import Projector, make_projector
 from prodag.variational import VariationalParams, inverse_softplus
 
-FitAt = Callable[..., FitResult]
+FitAt = Callable[..., list[FitResult]]
 """``fit_at(lam, key, stage, restarts=None)``: see ``fit_with_restarts``."""
 
 DATA_START_STD = 0.1
@@ -132,23 +132,21 @@ def fit_with_restarts(engine: VariationalInference, Z: np.ndarray, starts: list[
                       noise: np.ndarray, progress: Progress | None = None) -> FitAt:
     """A function ``fit_at(lam, key, stage, restarts=None)`` fitting ``q`` on the rows
     ``Z (n, p)`` at radius ``lam`` from the starts numbered ``restarts`` (default: every
-    start; keys ``fold_in(key, r)``), keeping the fit with the lowest final objective (negative
-    ELBO per row); ``stage`` names the fit on the progress bar."""
+    start; keys ``fold_in(key, r)``); it returns the fits sorted by their final objective
+    (negative ELBO per row), best first. ``stage`` names the fit on the progress bar."""
     dtype = jax.tree.leaves(starts[0])[0].dtype
     data = engine.model.prepare_data(jnp.asarray(Z, dtype))
 
     def fit_at(lam: float, key: jax.Array, stage: str,
-               restarts: Sequence[int] | None = None) -> FitResult:
-        best = None
+               restarts: Sequence[int] | None = None) -> list[FitResult]:
+        results = []
         for restart in range(len(starts)) if restarts is None else restarts:
             if progress is not None:
                 progress.stage(stage + (f", restart {restart + 1}/{len(starts)}"
                                         if len(starts) > 1 else ""))
-            result = engine.fit(starts[restart], data, Z.shape[0], lam, noise,
-                                jax.random.fold_in(key, restart), progress)
-            if best is None or result.objective < best.objective:
-                best = result
-        return best
+            results.append(engine.fit(starts[restart], data, Z.shape[0], lam, noise,
+                                      jax.random.fold_in(key, restart), progress))
+        return sorted(results, key=lambda result: result.objective)
 
     return fit_at
 

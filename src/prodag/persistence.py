@@ -21,8 +21,10 @@ import numpy as np
 from prodag.inference import Params
 from prodag.variational import VariationalParams
 
-FORMAT_VERSION = 1
-FITTED_ARRAYS = ("mean_", "scale_", "history_", "noise_variance_")
+FORMAT_VERSION = 2
+"""Version 2: the mixture posterior (components ``params/<k>/...``, ``mixture_weights_``) and
+the prior knowledge parameters."""
+FITTED_ARRAYS = ("mean_", "scale_", "history_", "noise_variance_", "mixture_weights_")
 
 
 class ModelFileError(ValueError):
@@ -39,13 +41,13 @@ def json_float(value):
     return "inf" if math.isinf(float(value)) else float(value)
 
 
-def params_to_arrays(params: Params) -> dict[str, np.ndarray]:
-    """``Params`` as flat ``{"params/q/loc/W": array, ...}`` entries."""
-    arrays = {f"params/q/{part}/{name}": np.asarray(value)
+def params_to_arrays(params: Params, prefix: str = "params/") -> dict[str, np.ndarray]:
+    """``Params`` as flat ``{prefix + "q/loc/W": array, ...}`` entries."""
+    arrays = {f"{prefix}q/{part}/{name}": np.asarray(value)
               for part, tree in (("loc", params.q.loc), ("rho", params.q.rho))
               for name, value in tree.items()}
     if params.log_noise_variance is not None:
-        arrays["params/log_noise_variance"] = np.asarray(params.log_noise_variance)
+        arrays[f"{prefix}log_noise_variance"] = np.asarray(params.log_noise_variance)
     return arrays
 
 
@@ -61,7 +63,8 @@ def save(estimator, path) -> None:
                 "columns": list(estimator.columns_), "lam_": json_float(estimator.lam_),
                 "seed_": estimator.seed_, "lambda_path_": estimator.lambda_path_,
                 "objective_": estimator.objective_}
-    payload = {f"arrays/{name}": a for name, a in params_to_arrays(estimator.params_).items()}
+    payload = {f"arrays/{name}": a for k, component in enumerate(estimator.components_)
+               for name, a in params_to_arrays(component, f"params/{k}/").items()}
     payload.update({f"arrays/{name}": np.asarray(getattr(estimator, name))
                     for name in FITTED_ARRAYS})
     payload["metadata"] = np.asarray(json.dumps(metadata))
@@ -101,11 +104,12 @@ def load(cls, path):
                and math.isfinite(objective), f"'objective_' must be a finite number, "
                f"got {objective!r}")
     path_ = _lambda_path(metadata["lambda_path_"], estimator, lam, check)
-    params = _params(arrays, estimator, p, check)
     fitted = _fitted_arrays(arrays, estimator, p, check)
+    components = _components(arrays, estimator, p, len(fitted["mixture_weights_"]), check)
     estimator.columns_, estimator.n_features_in_ = list(columns), p
     estimator.lam_, estimator.seed_, estimator.objective_ = lam, seed, float(objective)
-    estimator.lambda_path_, estimator.params_ = path_, params
+    estimator.lambda_path_ = path_
+    estimator.components_, estimator.params_ = components, components[0]
     estimator.knowledge_ = _knowledge(estimator, columns, check)
     for name, value in fitted.items():
         setattr(estimator, name, value)
@@ -247,21 +251,28 @@ def _knowledge(estimator, columns: list[str], check: _Checker):
         check.fail(f"its prior knowledge is invalid ({error})")
 
 
-def _params(arrays: dict, estimator, p: int, check: _Checker) -> Params:
-    """The variational parameters, checked against the SEM's weight shapes for ``p``."""
+def _components(arrays: dict, estimator, p: int, k: int, check: _Checker) -> list[Params]:
+    """The ``k`` mixture components ``params/<i>/...``, each checked against the SEM's weight
+    shapes for ``p``; nothing else may start with ``params/``."""
     shapes = estimator._config().model().weight_shapes(p)
-    expected = {f"params/q/{part}/{name}" for part in ("loc", "rho") for name in shapes}
     learn_noise = estimator.noise_variance == "estimate"
-    if learn_noise:
-        expected.add("params/log_noise_variance")
+    expected = set()
+    for i in range(k):
+        expected |= {f"params/{i}/q/{part}/{name}" for part in ("loc", "rho") for name in shapes}
+        if learn_noise:
+            expected.add(f"params/{i}/log_noise_variance")
     present = {name for name in arrays if name.startswith("params/")}
-    check.that(present == expected, f"sem={estimator.sem!r} with these options expects the "
-               f"weight arrays {sorted(expected)}, but the file has {sorted(present)}")
-    loc, rho = ({name: check.array(arrays, f"params/q/{part}/{name}", shape)
-                 for name, shape in shapes.items()} for part in ("loc", "rho"))
-    log_noise = (check.array(arrays, "params/log_noise_variance", (p,)) if learn_noise
-                 else None)
-    return Params(VariationalParams(loc, rho), log_noise)
+    check.that(present == expected, f"sem={estimator.sem!r} with these options and {k} "
+               f"mixture component(s) expects the weight arrays {sorted(expected)}, but the "
+               f"file has {sorted(present)}")
+    components = []
+    for i in range(k):
+        loc, rho = ({name: check.array(arrays, f"params/{i}/q/{part}/{name}", shape)
+                     for name, shape in shapes.items()} for part in ("loc", "rho"))
+        log_noise = (check.array(arrays, f"params/{i}/log_noise_variance", (p,))
+                     if learn_noise else None)
+        components.append(Params(VariationalParams(loc, rho), log_noise))
+    return components
 
 
 def _fitted_arrays(arrays: dict, estimator, p: int, check: _Checker) -> dict[str, np.ndarray]:
@@ -271,7 +282,13 @@ def _fitted_arrays(arrays: dict, estimator, p: int, check: _Checker) -> dict[str
     check.that(history.ndim == 1 and 1 <= history.shape[0] <= estimator.max_epochs,
                f"'history_' must have one entry per epoch (1 to max_epochs = "
                f"{estimator.max_epochs}), got shape {history.shape}")
-    fitted = {"mean_": check.array(arrays, "mean_", (p,)),
+    weights = arrays.get("mixture_weights_", np.zeros((0, 0)))
+    check.that(weights.ndim == 1 and weights.shape[0] >= 1, "'mixture_weights_' must hold "
+               f"one weight per component, got shape {weights.shape}")
+    weights = check.array(arrays, "mixture_weights_", weights.shape, positive=True)
+    check.that(abs(float(weights.sum()) - 1.0) < 1e-9, "'mixture_weights_' must sum to 1")
+    fitted = {"mixture_weights_": weights,
+              "mean_": check.array(arrays, "mean_", (p,)),
               "scale_": check.array(arrays, "scale_", (p,), positive=True),
               "history_": check.array(arrays, "history_", history.shape),
               "noise_variance_": check.array(arrays, "noise_variance_", (p,), positive=True)}

@@ -62,11 +62,17 @@ def lambda_grid(lam_max: float, n_lambdas: int) -> np.ndarray:
 
 
 class Selection(NamedTuple):
-    """The kept fit, its radius and the path: ``{"lambdas", "criterion", "scores", "lam_max"}``."""
+    """The fits at the chosen radius (best objective first), the radius and the path:
+    ``{"lambdas", "criterion", "scores", "lam_max"}`` (and ``"polished"``)."""
 
-    result: Any
+    results: list
     lam: float
     path: dict
+
+    @property
+    def result(self):
+        """The chosen fit: the best by the objective at the chosen radius."""
+        return self.results[0]
 
 
 def select_lambda(fit_at: Callable[..., Any], lam_max_of: Callable[[Any, jax.Array], float],
@@ -76,27 +82,26 @@ def select_lambda(fit_at: Callable[..., Any], lam_max_of: Callable[[Any, jax.Arr
     """Fit the λ path (module docstring) and return the chosen fit.
 
     ``fit_at(lam, key, stage, restarts)`` fits one radius from the starts numbered
-    ``restarts`` and keeps the best; ``lam_max_of(result, key)`` is the mean ``‖W‖₁`` of the
-    λ = ∞ fit's posterior; ``score(result, lam, key)`` rates a fit (higher is better);
-    ``refit(lam, key, stage)``, if given, fits the chosen radius again (on all rows, from
-    every start) and ends the path. Otherwise the λ = ∞ fit and every radius are fitted from
-    the first start only, the other ``n_restarts - 1`` starts are spent on the
-    ``POLISHED_RADII`` best radii (each keeps its best fit by the objective), and the best of
-    those by the criterion is chosen (``docs/findings.md``: restarts elsewhere did not change
-    the choice).
+    ``restarts`` and returns the fits, best objective first; ``lam_max_of(result, key)`` is
+    the mean ``‖W‖₁`` of the λ = ∞ fit's posterior; ``score(result, lam, key)`` rates a fit
+    (higher is better); ``refit(lam, key, stage)``, if given, fits the chosen radius again (on
+    all rows, from every start) and ends the path. Otherwise the λ = ∞ fit and every radius
+    are fitted from the first start only, the other ``n_restarts - 1`` starts are spent on the
+    ``POLISHED_RADII`` best radii, and the radius whose best fit scores best is chosen
+    (``docs/findings.md``: restarts elsewhere did not change the choice).
     """
     import jax
 
     fit_key, score_key, sample_key, refit_key = jax.random.split(key, 4)
     first = range(1)
-    unbounded = fit_at(math.inf, fit_key, "λ=∞", first)
+    unbounded = fit_at(math.inf, fit_key, "λ=∞", first)[0]
     lam_max = lam_max_of(unbounded, sample_key)
     grid = lambda_grid(lam_max, n_lambdas)
     scores, results = [], []
     for i, lam in enumerate(grid):
         results.append(fit_at(float(lam), jax.random.fold_in(fit_key, i + 1),
                               f"radius {i + 1}/{n_lambdas} (λ={lam:.3g})", first))
-        scores.append(score(results[-1], float(lam), score_key))
+        scores.append(score(results[-1][0], float(lam), score_key))
     path = {"lambdas": grid.tolist(), "criterion": criterion, "scores": scores,
             "lam_max": lam_max}
     if refit is not None:
@@ -108,13 +113,13 @@ def select_lambda(fit_at: Callable[..., Any], lam_max_of: Callable[[Any, jax.Arr
     candidates = []
     for i in _best_indices(scores, POLISHED_RADII):
         lam = float(grid[i])
-        other = fit_at(lam, jax.random.fold_in(fit_key, i + 1), f"λ={lam:.3g}",
-                       range(1, n_restarts))
-        result = min(results[i], other, key=lambda fit: fit.objective)
-        candidates.append((score(result, lam, score_key), lam, result))
+        fits = sorted(results[i] + fit_at(lam, jax.random.fold_in(fit_key, i + 1),
+                                          f"λ={lam:.3g}", range(1, n_restarts)),
+                      key=lambda fit: fit.objective)
+        candidates.append((score(fits[0], lam, score_key), lam, fits))
     path["polished"] = [[lam, value] for value, lam, _ in candidates]
-    value, lam, result = max(candidates, key=lambda candidate: candidate[0])
-    return Selection(result, lam, path)
+    value, lam, fits = max(candidates, key=lambda candidate: candidate[0])
+    return Selection(fits, lam, path)
 
 
 def _best_indices(scores: list[float], k: int) -> list[int]:

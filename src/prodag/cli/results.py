@@ -79,7 +79,19 @@ def write_json(path: Path, content: dict) -> None:
     path.write_text(json.dumps(content, indent=2, default=_json_default) + "\n")
 
 
+def describe_mixture(estimator) -> str:
+    """One sentence on the posterior's components (``prodag.mixture``)."""
+    weights = estimator.mixture_weights_
+    if len(weights) == 1:
+        return "The posterior is one variational fit (the other starts scored far worse)." \
+            if estimator.n_restarts_ > 1 else "The posterior is one variational fit."
+    return (f"The posterior mixes {len(weights)} fits from different starts, weighted by "
+            f"their evidence: {', '.join(f'{w:.2f}' for w in weights)}.")
+
+
 def echo_done(seconds: float, estimator, out: Path, files) -> None:
-    """The closing lines of a fit: its time, its radius and where its files are."""
+    """The closing lines of a fit: its time, its radius, its components and where its files
+    are."""
     typer.echo(f"\nFit took {seconds:.1f} s (seed {estimator.seed_}); {describe_lam(estimator)}")
+    typer.echo(describe_mixture(estimator))
     typer.echo(f"Results in {out}/: {', '.join(files)}")

@@ -1,0 +1,64 @@
+"""The posterior as a mixture of the variational fits the λ path ends with.
+
+The starts at the chosen radius end in different optima of the ELBO, often within a fraction
+of a nat of each other. Keeping one of them makes the posterior's certainty depend on the
+seed; the mixture keeps them all, each weighted by its evidence: ``w_k ∝ exp(ELBO_k)`` with
+``ELBO_k = −n · objective_k`` (the low-noise objective per row of ``prodag.inference``), so
+near-ties share the mass and a clearly better optimum takes it. Components whose weight is
+below ``NEGLIGIBLE`` are dropped and the rest renormalised.
+
+Sampling draws each sample's component from the weights, then that component's projected
+normal (``sample_mixture``); one component samples exactly as a single fit does.
+"""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+
+NEGLIGIBLE = 1e-6
+"""Components with a smaller weight are dropped (their samples would be rarer than 1 in 10⁶)."""
+ASSIGNMENT_STREAM = 2 ** 21
+"""``fold_in`` index of the key that assigns samples to components."""
+
+
+def evidence_weights(objectives, n_rows: int) -> np.ndarray:
+    """``softmax(−n_rows · objectives)``: the weights ``(K,)`` of fits whose negative ELBO per
+    row is ``objectives (K,)``."""
+    log_evidence = -float(n_rows) * np.asarray(objectives, dtype=float)
+    scaled = np.exp(log_evidence - log_evidence.max())
+    return scaled / scaled.sum()
+
+
+def kept_components(results: list, n_rows: int) -> tuple[list, np.ndarray]:
+    """The fits of ``results`` (each with an ``objective``) whose evidence weight is at least
+    ``NEGLIGIBLE``, best first, and their renormalised weights ``(K,)``."""
+    order = np.argsort([result.objective for result in results], kind="stable")
+    results = [results[i] for i in order]
+    weights = evidence_weights([result.objective for result in results], n_rows)
+    keep = weights >= NEGLIGIBLE
+    return [r for r, k in zip(results, keep) if k], weights[keep] / weights[keep].sum()
+
+
+def sample_mixture(sample, components: list, weights: np.ndarray, key: jax.Array,
+                   n: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """``n`` draws ``(weights pytree, graphs (n, p, p))`` of the mixture: sample ``i`` comes
+    from component ``z_i ~ Categorical(weights)``. ``sample(params, key, m)`` draws ``m``
+    samples of one component; component ``k`` uses ``fold_in(key, k)``, so a single component
+    draws with ``key`` itself."""
+    if len(components) == 1:
+        return sample(components[0], key, n)
+    assignment = np.asarray(jax.random.choice(jax.random.fold_in(key, ASSIGNMENT_STREAM),
+                                              len(components), (n,), p=np.asarray(weights)))
+    draws = {k: sample(components[k], jax.random.fold_in(key, k), int(np.sum(assignment == k)))
+             for k in np.unique(assignment)}
+    first = next(iter(draws.values()))
+    out_weights = {name: np.empty((n, *value.shape[1:]), value.dtype)
+                   for name, value in first[0].items()}
+    graphs = np.empty((n, *first[1].shape[1:]), first[1].dtype)
+    for k, (component_weights, component_graphs) in draws.items():
+        rows = assignment == k
+        graphs[rows] = component_graphs
+        for name, value in component_weights.items():
+            out_weights[name][rows] = value
+    return out_weights, graphs
