@@ -1,8 +1,6 @@
 """The mixture posterior (prodag.mixture): evidence weights, sampling, and a fitted mixture
 that saves and loads exactly."""
 
-from types import SimpleNamespace
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,20 +8,16 @@ import pytest
 from prodag import ProDAG, mixture
 
 
-def _fits(*objectives):
-    return [SimpleNamespace(objective=value, name=i) for i, value in enumerate(objectives)]
-
-
 def test_identical_components_share_the_mass_equally():
-    kept, weights = mixture.kept_components(_fits(1.25, 1.25, 1.25), n_rows=100)
+    kept, weights = mixture.kept_components([1.25, 1.25, 1.25], n_rows=100)
     np.testing.assert_allclose(weights, [1 / 3] * 3)
-    assert len(kept) == 3
+    assert kept == [0, 1, 2]
 
 
 def test_weights_follow_the_evidence_and_a_far_worse_component_is_dropped():
     # per-row objectives 0.01 apart at n = 100: one nat; 0.5 apart: 50 nats
-    kept, weights = mixture.kept_components(_fits(2.01, 2.0, 2.5), n_rows=100)
-    assert [fit.name for fit in kept] == [1, 0]
+    kept, weights = mixture.kept_components([2.01, 2.0, 2.5], n_rows=100)
+    assert kept == [1, 0]
     np.testing.assert_allclose(weights, [1 / (1 + np.exp(-1)), np.exp(-1) / (1 + np.exp(-1))])
     assert mixture.evidence_weights([2.0, 2.5], 100)[1] == pytest.approx(np.exp(-50))
 
@@ -69,4 +63,21 @@ def test_save_and_load_round_trip_the_mixture_exactly(mixed_fit, tmp_path):
     for mine, theirs in zip(mixed_fit.components_, loaded.components_):
         np.testing.assert_array_equal(mine.q.loc["W"], theirs.q.loc["W"])
         np.testing.assert_array_equal(mine.q.rho["W"], theirs.q.rho["W"])
+    np.testing.assert_array_equal(loaded.component_lams_, mixed_fit.component_lams_)
     np.testing.assert_array_equal(loaded.sample(200), mixed_fit.sample(200))
+
+
+def test_mixing_the_radii_keeps_fits_of_several_radii_weighted_by_their_evidence():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(40)
+    frame = pd.DataFrame({"a": x, "b": 0.5 * x + rng.standard_normal(40),
+                          "c": rng.standard_normal(40)})
+    est = ProDAG(mix_radii=True, n_lambdas=4, seed=0, progress=False, n_samples=20,
+                 max_epochs=30).fit(frame)
+    assert est.lam_ == est.component_lams_[0] == max(
+        est.lambda_path_["polished"], key=lambda pair: pair[1])[0]
+    assert set(est.component_lams_) <= set(est.lambda_path_["lambdas"])
+    assert len(set(est.component_lams_)) >= 2
+    graphs = est.sample(400)
+    for lam in set(est.component_lams_):  # no sample exceeds the largest radius
+        assert np.abs(graphs).sum(axis=(1, 2)).max() <= max(est.component_lams_) * (1 + 1e-5)

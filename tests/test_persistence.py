@@ -80,7 +80,7 @@ def _negative_lam(arrays, metadata):
     (_weight_shape, "shape"),
     (_set("metadata", "format_version", 99), "format version"),
     (_set("metadata", "seed_", "zero"), "seed_"),
-    (_set("arrays", "arrays/mixture_weights_", np.array([0.5, 0.5])), "2 mixture component"),
+    (_set("arrays", "arrays/mixture_weights_", np.array([0.5, 0.5])), "per component"),
     (_set("arrays", "arrays/mixture_weights_", np.array([0.9])), "sum to 1"),
 ])
 def test_tampered_metadata_or_arrays_are_rejected(saved, tmp_path, change, message):

@@ -109,6 +109,10 @@ class ProDAG(ParameterProtocol):
         with columns ``variable`` and ``tier`` also works).
     forbid_within_tiers : bool
         Also forbid edges between variables of the same tier.
+    mix_radii : bool
+        With ``lam=None`` and ``select_by="elbo"``, the posterior mixes every fit of the λ
+        path (each with its radius), not only the starts at the chosen radius; the weights
+        are ∝ exp(ELBO) either way (``prodag.mixture``).
     standardize : bool
         Divide every (centred) column by its standard deviation before fitting (off by
         default: a unit noise variance does not match standardised data).
@@ -121,7 +125,8 @@ class ProDAG(ParameterProtocol):
     Attributes (after ``fit``): ``components_`` (the posterior's mixture components, each a
     ``prodag.inference.Params`` of numpy arrays, best ELBO first: the fits at the chosen radius
     from every start, ``prodag.mixture``), ``mixture_weights_`` (``(K,)``, ∝ exp(ELBO)),
-    ``params_`` (the first component), ``lam_`` (radius used), ``lambda_path_`` (grid and
+    ``component_lams_`` (``(K,)``, each component's radius), ``params_`` (the first
+    component), ``lam_`` (its radius: the chosen one), ``lambda_path_`` (grid and
     scores, or None), ``columns_``, ``n_features_in_``, ``knowledge_`` (the checked
     ``prodag.knowledge.Knowledge`` or None), ``history_`` (objective per epoch of the first
     component), ``objective_`` (its low-noise negative ELBO per row), ``n_restarts_``,
@@ -134,7 +139,7 @@ class ProDAG(ParameterProtocol):
                  n_lambdas=10, select_by="elbo", init="auto", n_restarts=None,
                  validation_fraction=selection.VALIDATION_FRACTION,
                  steps_per_epoch=10, min_delta=1e-3, forbidden=None, required=None,
-                 tiers=None, forbid_within_tiers=False,
+                 tiers=None, forbid_within_tiers=False, mix_radii=False,
                  standardize=False, seed=None, progress=True):
         arguments = dict(locals())
         del arguments["self"]
@@ -191,18 +196,23 @@ class ProDAG(ParameterProtocol):
                 Z_all = Z
                 if split:
                     Z, Z_val = selection.split_rows(Z, self.validation_fraction, self.seed_)
-                results, lam, path = fitting.fit_lambda_path(
+                chosen = fitting.fit_lambda_path(
                     engine, self._config(), fitter(Z), Z_val, noise, key, self.select_by,
                     self.n_lambdas, restarts, refit=fitter(Z_all) if split else None)
+                lam, path = chosen.lam, chosen.path
+                fits = (chosen.path_fits if self.mix_radii and self.select_by == "elbo"
+                        and chosen.path_fits else [(lam, fit) for fit in chosen.results])
             else:
                 lam, path = float(self.lam), None
-                results = fitter(Z)(lam, key, f"λ={lam:.3g}")
-        self.lam_, self.lambda_path_ = lam, path
-        self.n_restarts_ = restarts
-        components, self.mixture_weights_ = mixture.kept_components(results, n)
-        self.components_ = [jax.tree.map(np.asarray, result.params) for result in components]
-        self.params_ = self.components_[0]
-        self.history_, self.objective_ = components[0].history, components[0].objective
+                fits = [(lam, fit) for fit in fitter(Z)(lam, key, f"λ={lam:.3g}")]
+        self.lambda_path_, self.n_restarts_ = path, restarts
+        kept, self.mixture_weights_ = mixture.kept_components(
+            [fit.objective for _, fit in fits], n)
+        self.components_ = [jax.tree.map(np.asarray, fits[i][1].params) for i in kept]
+        self.component_lams_ = np.array([fits[i][0] for i in kept])
+        self.params_, self.lam_ = self.components_[0], float(self.component_lams_[0])
+        best = fits[kept[0]][1]
+        self.history_, self.objective_ = best.history, best.objective
         self.noise_variance_ = (np.exp(self.params_.log_noise_variance) if learn_noise
                                 else noise)
         self._cache = {}
@@ -281,10 +291,12 @@ class ProDAG(ParameterProtocol):
                else jax.random.PRNGKey(validation.check_integer("seed", seed, minimum=0)))
         sampler = fitting.sampler(self._config())
 
-        def sample(params, key, m):
-            return sampler.sample(jax.tree.map(jnp.asarray, params), key, m, self.lam_)
+        def sample(k, key, m):
+            return sampler.sample(jax.tree.map(jnp.asarray, self.components_[k]), key, m,
+                                  self.component_lams_[k])
 
-        return mixture.sample_mixture(sample, self.components_, self.mixture_weights_, key, n)
+        return mixture.sample_mixture(sample, list(range(len(self.components_))),
+                                      self.mixture_weights_, key, n)
 
     def sample(self, n: int = 1000, seed=None) -> np.ndarray:
         """``n`` posterior DAG samples, a ``(n, p, p)`` numpy array (``[s, j, k]``: j → k).

@@ -2,7 +2,8 @@
 
 The starts at the chosen radius end in different optima of the ELBO, often within a fraction
 of a nat of each other. Keeping one of them makes the posterior's certainty depend on the
-seed; the mixture keeps them all, each weighted by its evidence: ``w_k ∝ exp(ELBO_k)`` with
+seed; the mixture keeps them all (with ``ProDAG(mix_radii=True)`` also the fits at the other
+radii of the path, each with its own radius), each weighted by its evidence: ``w_k ∝ exp(ELBO_k)`` with
 ``ELBO_k = −n · objective_k`` (the low-noise objective per row of ``prodag.inference``), so
 near-ties share the mass and a clearly better optimum takes it. Components whose weight is
 below ``NEGLIGIBLE`` are dropped and the rest renormalised.
@@ -30,20 +31,19 @@ def evidence_weights(objectives, n_rows: int) -> np.ndarray:
     return scaled / scaled.sum()
 
 
-def kept_components(results: list, n_rows: int) -> tuple[list, np.ndarray]:
-    """The fits of ``results`` (each with an ``objective``) whose evidence weight is at least
-    ``NEGLIGIBLE``, best first, and their renormalised weights ``(K,)``."""
-    order = np.argsort([result.objective for result in results], kind="stable")
-    results = [results[i] for i in order]
-    weights = evidence_weights([result.objective for result in results], n_rows)
+def kept_components(objectives, n_rows: int) -> tuple[list[int], np.ndarray]:
+    """The indices of the fits with negative ELBO per row ``objectives (K,)`` whose evidence
+    weight is at least ``NEGLIGIBLE``, best first, and their renormalised weights."""
+    order = np.argsort(np.asarray(objectives, dtype=float), kind="stable")
+    weights = evidence_weights(np.asarray(objectives, dtype=float)[order], n_rows)
     keep = weights >= NEGLIGIBLE
-    return [r for r, k in zip(results, keep) if k], weights[keep] / weights[keep].sum()
+    return [int(i) for i in order[keep]], weights[keep] / weights[keep].sum()
 
 
 def sample_mixture(sample, components: list, weights: np.ndarray, key: jax.Array,
                    n: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """``n`` draws ``(weights pytree, graphs (n, p, p))`` of the mixture: sample ``i`` comes
-    from component ``z_i ~ Categorical(weights)``. ``sample(params, key, m)`` draws ``m``
+    from component ``z_i ~ Categorical(weights)``. ``sample(component, key, m)`` draws ``m``
     samples of one component; component ``k`` uses ``fold_in(key, k)``, so a single component
     draws with ``key`` itself."""
     if len(components) == 1:

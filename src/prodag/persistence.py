@@ -24,7 +24,8 @@ from prodag.variational import VariationalParams
 FORMAT_VERSION = 2
 """Version 2: the mixture posterior (components ``params/<k>/...``, ``mixture_weights_``) and
 the prior knowledge parameters."""
-FITTED_ARRAYS = ("mean_", "scale_", "history_", "noise_variance_", "mixture_weights_")
+FITTED_ARRAYS = ("mean_", "scale_", "history_", "noise_variance_", "mixture_weights_",
+                 "component_lams_")
 
 
 class ModelFileError(ValueError):
@@ -110,6 +111,7 @@ def load(cls, path):
     estimator.lam_, estimator.seed_, estimator.objective_ = lam, seed, float(objective)
     estimator.lambda_path_ = path_
     estimator.components_, estimator.params_ = components, components[0]
+    check.that(fitted["component_lams_"][0] == lam, "'component_lams_' must start with 'lam_'")
     estimator.knowledge_ = _knowledge(estimator, columns, check)
     for name, value in fitted.items():
         setattr(estimator, name, value)
@@ -287,7 +289,11 @@ def _fitted_arrays(arrays: dict, estimator, p: int, check: _Checker) -> dict[str
                f"one weight per component, got shape {weights.shape}")
     weights = check.array(arrays, "mixture_weights_", weights.shape, positive=True)
     check.that(abs(float(weights.sum()) - 1.0) < 1e-9, "'mixture_weights_' must sum to 1")
-    fitted = {"mixture_weights_": weights,
+    lams = arrays.get("component_lams_", np.zeros((0,)))
+    check.that(lams.shape == weights.shape and lams.dtype.kind == "f"
+               and bool(np.all(lams > 0)), "'component_lams_' must hold one positive radius "
+               "per component")
+    fitted = {"mixture_weights_": weights, "component_lams_": lams,
               "mean_": check.array(arrays, "mean_", (p,)),
               "scale_": check.array(arrays, "scale_", (p,), positive=True),
               "history_": check.array(arrays, "history_", history.shape),

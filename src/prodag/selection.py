@@ -68,6 +68,8 @@ class Selection(NamedTuple):
     results: list
     lam: float
     path: dict
+    path_fits: list = []
+    """Every fit at a finite radius of the path (with the ELBO criterion): ``(lam, fit)``."""
 
     @property
     def result(self):
@@ -79,7 +81,7 @@ def select_lambda(fit_at: Callable[..., Any], lam_max_of: Callable[[Any, jax.Arr
                   score: Callable[[Any, float, jax.Array], float], n_lambdas: int,
                   criterion: str, key: jax.Array, n_restarts: int = 1,
                   refit: Callable[..., Any] | None = None) -> Selection:
-    """Fit the λ path (module docstring) and return the chosen fit.
+    """Fit the λ path (module docstring) and return the fits at the chosen radius.
 
     ``fit_at(lam, key, stage, restarts)`` fits one radius from the starts numbered
     ``restarts`` and returns the fits, best objective first; ``lam_max_of(result, key)`` is
@@ -107,19 +109,21 @@ def select_lambda(fit_at: Callable[..., Any], lam_max_of: Callable[[Any, jax.Arr
     if refit is not None:
         lam = float(grid[int(np.nanargmax(scores))])
         return Selection(refit(lam, refit_key, f"λ={lam:.3g} on all rows"), lam, path)
+    path_fits = [(float(lam), fit) for lam, fits in zip(grid, results) for fit in fits]
     if n_restarts == 1:
         best = _best_indices(scores, 1)[0]
-        return Selection(results[best], float(grid[best]), path)
+        return Selection(results[best], float(grid[best]), path, path_fits)
     candidates = []
     for i in _best_indices(scores, POLISHED_RADII):
         lam = float(grid[i])
-        fits = sorted(results[i] + fit_at(lam, jax.random.fold_in(fit_key, i + 1),
-                                          f"λ={lam:.3g}", range(1, n_restarts)),
-                      key=lambda fit: fit.objective)
+        others = fit_at(lam, jax.random.fold_in(fit_key, i + 1), f"λ={lam:.3g}",
+                        range(1, n_restarts))
+        path_fits += [(lam, fit) for fit in others]
+        fits = sorted(results[i] + others, key=lambda fit: fit.objective)
         candidates.append((score(fits[0], lam, score_key), lam, fits))
     path["polished"] = [[lam, value] for value, lam, _ in candidates]
     value, lam, fits = max(candidates, key=lambda candidate: candidate[0])
-    return Selection(fits, lam, path)
+    return Selection(fits, lam, path, path_fits)
 
 
 def _best_indices(scores: list[float], k: int) -> list[int]:
