@@ -142,7 +142,8 @@ def test_apply_projection_is_differentiable_through_the_rescaling():
             graph_tilde = model.graph_of(w_tilde)
             graph = mask * graph_tilde ** 2 / (1 + graph_tilde)
             w = model.apply_projection(w_tilde, graph_tilde, graph)
-            return model.log_likelihood(w, jnp.asarray(X, jnp.float64), jnp.ones(3)).sum()
+            data = model.prepare_data(jnp.asarray(X, jnp.float64))
+            return model.log_likelihood(w, data, jnp.ones(3)).sum()
 
         W1 = weights["W1"]
         gradient = np.asarray(jax.grad(objective)(W1))

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from prodag import fitting, mixture, persistence, selection, validation
+from prodag import interventions as interventions_module
 from prodag.parameters import ParameterProtocol
 from prodag.inference import Progress, TrainingOptions
 from prodag.knowledge import Knowledge
@@ -148,13 +149,16 @@ class ProDAG(ParameterProtocol):
 
     # ---- fitting ------------------------------------------------------------------------
 
-    def fit(self, X, y=None, X_val=None) -> "ProDAG":
+    def fit(self, X, y=None, X_val=None, interventions=None) -> "ProDAG":
         """Learn the posterior from ``X`` (an ``(n, p)`` array or DataFrame); returns ``self``.
 
         ``y`` is ignored (scikit-learn convention). ``X_val``: optional held-out rows with the
         same columns for choosing λ with ``select_by="validation"``; then every row of ``X`` is
         used for training and no split or refit happens (the paper's protocol). Other settings
-        do not use ``X_val`` and warn when it is given.
+        do not use ``X_val`` and warn when it is given. ``interventions``: the known targets of
+        each row, a boolean ``(n, p)`` mask or one entry per row naming them (``""``,
+        ``"akt"``, ``"pkc;akt"``); an intervened variable's equation is left out of that
+        row's likelihood (``prodag.interventions``).
         """
         self._check_params()
         data, columns = validation.check_data(X)
@@ -165,6 +169,12 @@ class ProDAG(ParameterProtocol):
             if self.lam is not None or self.select_by != "validation":
                 warnings.warn("X_val is used only to choose lam with select_by='validation'; "
                               "it is ignored here.", UserWarning, stacklevel=2)
+        observed = (None if interventions is None else
+                    ~interventions_module.intervention_mask(interventions, columns, n))
+        if observed is not None and X_val is not None:
+            raise ValueError("X_val cannot be combined with interventions: choose lam by the "
+                             "ELBO (select_by='elbo') or let ProDAG split its own validation "
+                             "rows.")
         self.columns_, self.n_features_in_ = columns, p
         self.knowledge_ = Knowledge.create(columns, self.forbidden, self.required, self.tiers,
                                            self.forbid_within_tiers)
@@ -186,25 +196,30 @@ class ProDAG(ParameterProtocol):
                   1 + self.n_lambdas + (restarts if split else
                                         (restarts - 1) * selection.POLISHED_RADII))
         with Progress(n_fits, self.progress) as progress:
-            def fitter(rows):
+            def fitter(rows, observed):
                 starts = fitting.starts(engine, rows, noise, self._dtype(), self._config(),
                                         self._resolved_init() == "data",
                                         self._resolved_restarts())
-                return fitting.fit_with_restarts(engine, rows, starts, noise, progress)
+                return fitting.fit_with_restarts(engine, rows, starts, noise, progress,
+                                                 observed)
 
             if self.lam is None:
-                Z_all = Z
+                Z_all, observed_all, observed_val = Z, observed, None
                 if split:
                     Z, Z_val = selection.split_rows(Z, self.validation_fraction, self.seed_)
+                    if observed is not None:
+                        observed, observed_val = selection.split_rows(
+                            observed, self.validation_fraction, self.seed_)
                 chosen = fitting.fit_lambda_path(
-                    engine, self._config(), fitter(Z), Z_val, noise, key, self.select_by,
-                    self.n_lambdas, restarts, refit=fitter(Z_all) if split else None)
+                    engine, self._config(), fitter(Z, observed), (Z_val, observed_val), noise,
+                    key, self.select_by, self.n_lambdas, restarts,
+                    refit=fitter(Z_all, observed_all) if split else None)
                 lam, path = chosen.lam, chosen.path
                 fits = (chosen.path_fits if self.mix_radii and self.select_by == "elbo"
                         and chosen.path_fits else [(lam, fit) for fit in chosen.results])
             else:
                 lam, path = float(self.lam), None
-                fits = [(lam, fit) for fit in fitter(Z)(lam, key, f"λ={lam:.3g}")]
+                fits = [(lam, fit) for fit in fitter(Z, observed)(lam, key, f"λ={lam:.3g}")]
         self.lambda_path_, self.n_restarts_ = path, restarts
         kept, self.mixture_weights_ = mixture.kept_components(
             [fit.objective for _, fit in fits], n)

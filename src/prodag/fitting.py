@@ -129,13 +129,15 @@ def at_prior_where_forbidden(params: Params, prior: Params, name: str,
 
 
 def fit_with_restarts(engine: VariationalInference, Z: np.ndarray, starts: list[Params],
-                      noise: np.ndarray, progress: Progress | None = None) -> FitAt:
+                      noise: np.ndarray, progress: Progress | None = None,
+                      observed: np.ndarray | None = None) -> FitAt:
     """A function ``fit_at(lam, key, stage, restarts=None)`` fitting ``q`` on the rows
     ``Z (n, p)`` at radius ``lam`` from the starts numbered ``restarts`` (default: every
     start; keys ``fold_in(key, r)``); it returns the fits sorted by their final objective
-    (negative ELBO per row), best first. ``stage`` names the fit on the progress bar."""
+    (negative ELBO per row), best first. ``stage`` names the fit on the progress bar.
+    ``observed (n, p)``: where each variable's equation holds (``prodag.interventions``)."""
     dtype = jax.tree.leaves(starts[0])[0].dtype
-    data = engine.model.prepare_data(jnp.asarray(Z, dtype))
+    data = engine.model.prepare_data(jnp.asarray(Z, dtype), observed)
 
     def fit_at(lam: float, key: jax.Array, stage: str,
                restarts: Sequence[int] | None = None) -> list[FitResult]:
@@ -152,13 +154,16 @@ def fit_with_restarts(engine: VariationalInference, Z: np.ndarray, starts: list[
 
 
 def fit_lambda_path(engine: VariationalInference, config: ModelConfig,
-                    fit_at: FitAt, Z_val, noise, key, criterion: str, n_lambdas: int,
+                    fit_at: FitAt, validation_rows, noise, key, criterion: str, n_lambdas: int,
                     n_restarts: int, refit: FitAt | None = None) -> selection.Selection:
     """``prodag.selection.select_lambda`` with ``fit_at`` (``fit_with_restarts``) and the
-    criterion's score: the ELBO, or the expected log-likelihood of the rows ``Z_val``."""
+    criterion's score: the ELBO, or the expected log-likelihood of the held-out rows
+    ``validation_rows = (Z_val, observed_val)`` (``observed_val``: None, or where each
+    variable's equation holds)."""
     if criterion == "validation":
+        Z_val, observed_val = validation_rows
         val_data = engine.model.prepare_data(
-            jnp.asarray(Z_val, jax.dtypes.canonicalize_dtype(np.float64)))
+            jnp.asarray(Z_val, jax.dtypes.canonicalize_dtype(np.float64)), observed_val)
 
     def score(result: FitResult, lam: float, key: jax.Array) -> float:
         if criterion == "elbo":

@@ -39,7 +39,8 @@ def validation_size(n: int, fraction: float = VALIDATION_FRACTION) -> int:
 
 
 def split_rows(Z: np.ndarray, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Seeded split of ``Z (n, p)`` into training rows and ``validation_size(n)`` held-out rows."""
+    """Seeded split of ``Z (n, p)`` (or any array with n rows) into training rows and
+    ``validation_size(n)`` held-out rows."""
     n = Z.shape[0]
     n_val = validation_size(n, fraction)
     if n_val < 1 or n - n_val < 2:

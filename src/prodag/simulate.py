@@ -34,7 +34,8 @@ Every draw comes from ``numpy.random.default_rng(seed)``: the same seed gives th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -85,6 +86,10 @@ class SimulatedData:
     hidden_units: int | None = None
     exponent: float | None = None
     seed: int | None = field(default=None)
+    interventions: np.ndarray | None = None
+    """``(rows of X, p)`` bool mask of the intervened variable of each row, or None."""
+    targets: np.ndarray | None = None
+    """The intervened variables, in the order their rows follow the observational ones."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -148,17 +153,72 @@ def _check_graph_size(p, s) -> tuple[int, int]:
 
 def dataset(p: int, s: int, n: int, graph: str = "er", sem: str = "linear",
             noise: str = "gaussian", hidden_units: int = 10, n_val: int | None = None,
-            exponent: float = 2.0, seed=None) -> SimulatedData:
+            exponent: float = 2.0, seed=None, interventions=None,
+            rows_per_target: int = 10) -> SimulatedData:
     """Simulate a random DAG and data from an SEM on it (paper Appendix E).
 
     ``n_val`` defaults to ⌊0.1 n⌉ (rounded half up). See the module docstring for the graph,
     SEM and noise models; ``seed`` (int, None or Generator) makes the dataset reproducible.
+
+    ``interventions``: an int k (k distinct random targets) or a sequence of target indices;
+    after the ``n`` observational rows of ``X`` come ``rows_per_target`` rows per target
+    under a perfect intervention on it: its equation is replaced by independent N(0, 1)
+    values, every other variable follows the SEM. ``data.interventions`` is the ``(rows,
+    p)`` mask of the intervened variable per row (``prodag.ProDAG.fit(..., interventions=)``
+    takes it as it is); ``X_val`` stays observational.
     """
     rng = np.random.default_rng(seed)
     check_choice("graph", graph, GRAPH_KINDS)
     adjacency = random_dag(p, s, kind=graph, exponent=exponent, seed=rng)
-    return _simulate_on(adjacency, n, sem, noise, hidden_units, n_val, rng, graph=graph,
+    data = _simulate_on(adjacency, n, sem, noise, hidden_units, n_val, rng, graph=graph,
                         exponent=exponent if graph == "sf" else None, seed=seed)
+    if interventions is None:
+        return data
+    return _with_interventions(data, interventions, rows_per_target, rng)
+
+
+def _with_interventions(data: SimulatedData, interventions, rows_per_target: int,
+                        rng: np.random.Generator) -> SimulatedData:
+    """``data`` with ``rows_per_target`` rows per target appended (see ``dataset``)."""
+    p = data.p
+    if isinstance(interventions, (int, np.integer)) and not isinstance(interventions, bool):
+        count = check_integer("interventions", interventions, minimum=1)
+        if count > p:
+            raise ValueError(f"interventions = {count} targets, but there are only {p} "
+                             "variables.")
+        targets = rng.choice(p, count, replace=False)
+    else:
+        targets = np.asarray(interventions, dtype=int).reshape(-1)
+        if targets.size == 0 or np.any((targets < 0) | (targets >= p)):
+            raise ValueError(f"intervention targets must be indices in 0..{p - 1}; got "
+                             f"{list(targets)}.")
+    rows_per_target = check_integer("rows_per_target", rows_per_target, minimum=1)
+    order = topological_order(data.adjacency)
+    blocks, masks = [data.X], [np.zeros((data.n, p), dtype=bool)]
+    for target in targets:
+        noise_samples = (data.noise_std * rng.standard_normal((rows_per_target, p))
+                         if data.noise == "heteroscedastic"
+                         else _noise(rng, data.noise, rows_per_target, p)[0])
+        noise_samples[:, target] = rng.standard_normal(rows_per_target)
+        weights = _without_parents(data.weights, target)
+        blocks.append(linear_sem(weights, noise_samples) if data.sem == "linear"
+                      else mlp_sem(weights, noise_samples, order))
+        mask = np.zeros((rows_per_target, p), dtype=bool)
+        mask[:, target] = True
+        masks.append(mask)
+    return replace(data, X=np.concatenate(blocks), interventions=np.concatenate(masks),
+                   targets=targets)
+
+
+def _without_parents(weights, target: int):
+    """The SEM's weights with every edge into ``target`` removed (a perfect intervention)."""
+    if isinstance(weights, dict):
+        cut = {name: value.copy() for name, value in weights.items()}
+        cut["W1"][:, target, :] = 0.0
+        return cut
+    cut = weights.copy()
+    cut[:, target] = 0.0
+    return cut
 
 
 def semi_synthetic(adjacency, n: int, sem: str = "linear", noise: str = "gaussian",

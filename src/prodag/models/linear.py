@@ -54,10 +54,19 @@ class LinearSEM:
         graph = distribution.sample(weight_key, (n_samples,))
         return {"W": graph}, graph
 
-    def prepare_data(self, X: jax.Array) -> dict[str, Any]:
-        """Sufficient statistics of ``X (n, p)``: the Gram matrix ``XᵀX (p, p)`` and ``n``."""
+    def prepare_data(self, X: jax.Array, observed: jax.Array | None = None) -> dict[str, Any]:
+        """Sufficient statistics of ``X (n, p)``: the Gram matrix ``XᵀX (p, p)`` and ``n``.
+
+        With ``observed (n, p)`` (bool: variable k's equation holds in row i, i.e. k is not
+        intervened there), one Gram matrix per variable over the rows where its equation
+        holds, ``(p, p, p)``, and their row counts ``(p,)``: the cost stays independent of n.
+        """
         X = jnp.asarray(X)
-        return {"gram": X.T @ X, "n_rows": jnp.asarray(X.shape[0], X.dtype)}
+        if observed is None:
+            return {"gram": X.T @ X, "n_rows": jnp.asarray(X.shape[0], X.dtype)}
+        observed = jnp.asarray(observed, X.dtype)
+        return {"gram": jnp.einsum("ni,nk,nj->kij", X, observed, X),
+                "n_rows": observed.sum(axis=0)}
 
     def predict_mean(self, weights: Weights, X: jax.Array) -> jax.Array:
         """``X W`` of shape ``(L, n, p)``: each variable's mean given its parents."""
@@ -67,11 +76,14 @@ class LinearSEM:
         """``‖X[:, k] − X W[:, k]‖²`` for every sample and column, shape ``(L, p)``."""
         W = weights["W"]
         A = jnp.eye(W.shape[-1], dtype=W.dtype) - W
+        if data["gram"].ndim == 3:  # one Gram matrix per variable (interventions)
+            return jnp.einsum("lik,kij,ljk->lk", A, data["gram"], A)
         return jnp.einsum("lik,ij,ljk->lk", A, data["gram"], A)
 
     def log_likelihood(self, weights: Weights, data: dict[str, Any],
                        noise_variance: jax.Array) -> jax.Array:
-        """Gaussian ``log p(X | W)`` of shape ``(L,)`` summed over rows; ``noise_variance (p,)``."""
+        """Gaussian ``log p(X | W)`` of shape ``(L,)`` summed over rows (over the rows where
+        each equation holds, with interventions); ``noise_variance (p,)``."""
         rss = self.residual_sum_of_squares(weights, data)
-        log_norm = data["n_rows"] * jnp.sum(jnp.log(2 * jnp.pi * noise_variance))
+        log_norm = jnp.sum(data["n_rows"] * jnp.log(2 * jnp.pi * noise_variance))
         return -0.5 * (jnp.sum(rss / noise_variance, axis=-1) + log_norm)

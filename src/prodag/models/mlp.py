@@ -135,9 +135,13 @@ class MLPSEM:
         return draw_through_graph(self, q, key, n_samples, project, lam)
 
     # ------------------------------------------------------------------ likelihood
-    def prepare_data(self, X: jax.Array) -> jax.Array:
-        """The data itself, ``(n, p)``: the network needs every row."""
-        return jnp.asarray(X)
+    def prepare_data(self, X: jax.Array, observed: jax.Array | None = None) -> dict:
+        """The data itself, ``{"X": (n, p)}`` (the network needs every row), and with
+        ``observed (n, p)`` (variable k's equation holds in row i) that mask as 0/1."""
+        X = jnp.asarray(X)
+        if observed is None:
+            return {"X": X}
+        return {"X": X, "observed": jnp.asarray(observed, X.dtype)}
 
     def predict_mean(self, weights: Weights, X: jax.Array) -> jax.Array:
         """``f_ω(X)`` of shape ``(L, n, p)`` for weights with sample axis ``L`` and ``X (n, p)``."""
@@ -164,10 +168,15 @@ class MLPSEM:
     def log_likelihood(self, weights: Weights, data: jax.Array,
                        noise_variance: jax.Array) -> jax.Array:
         """Gaussian ``log p(X | ω)`` summed over rows: ``(L,)``; ``noise_variance`` is ``(p,)``."""
-        X = data
+        X = data["X"]
         residual = X - self.predict_mean(weights, X)
         noise_variance = jnp.asarray(noise_variance, dtype=residual.dtype)
-        n = X.shape[0]
-        quadratic = jnp.einsum("lik,k->l", residual * residual, 1.0 / noise_variance)
-        normaliser = n * jnp.sum(jnp.log(2 * jnp.pi * noise_variance))
+        squared = residual * residual
+        if "observed" in data:  # intervened variables' equations drop out of their rows
+            squared = squared * data["observed"]
+            n_rows = data["observed"].sum(axis=0)
+        else:
+            n_rows = jnp.full(X.shape[1], X.shape[0], X.dtype)
+        quadratic = jnp.einsum("lik,k->l", squared, 1.0 / noise_variance)
+        normaliser = jnp.sum(n_rows * jnp.log(2 * jnp.pi * noise_variance))
         return -0.5 * (quadratic + normaliser)
