@@ -275,3 +275,22 @@ def test_contradictory_knowledge_is_a_one_line_error(tmp_path):
     result = invoke("fit", tmp_path / "data.csv", "--require", tmp_path / "require.csv",
                     "--out", tmp_path / "out")
     assert_one_line_error(result, "cycle", "a -> b", "b -> a")
+
+
+def test_simulated_interventions_round_trip_through_the_target_column(tmp_path):
+    assert invoke("simulate", "--p", 4, "--edges", 3, "--n", 60, "--interventions", 2,
+                  "--rows-per-target", 10, "--seed", 0, "--out", tmp_path).exit_code == 0
+    table = pd.read_csv(tmp_path / "data.csv", keep_default_na=False)
+    assert len(table) == 80 and list(table.columns)[-1] == "target"
+    assert (table["target"] == "").sum() == 60 and table["target"].nunique() == 3
+    result = invoke("fit", tmp_path / "data.csv", "--interventions", "target", "--lam", "2",
+                    "--max-epochs", "10", "--seed", "0", "--no-progress", "--out",
+                    tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["p"] == 4 and summary["interventional_rows"] == 20
+    mask = pd.DataFrame(np.zeros((80, 4), int), columns=["x0", "x1", "x2", "x3"])
+    mask.to_csv(tmp_path / "mask.csv", index=False)
+    as_file = invoke("fit", tmp_path / "data.csv", "--interventions", tmp_path / "mask.csv",
+                     "--out", tmp_path / "out2")
+    assert_one_line_error(as_file, "target")  # the text column is not a variable

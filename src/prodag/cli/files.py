@@ -146,3 +146,23 @@ def log_transform(frame: pd.DataFrame) -> pd.DataFrame:
                         f"{', '.join(nonpositive)} contain values <= 0. Shift those columns "
                         "or drop --log-transform.")
     return pd.DataFrame(np.log(data), columns=names, index=frame.index)
+
+
+def split_interventions(frame: pd.DataFrame, interventions: str | None, *, sep: str = ","):
+    """``(variables, targets)``: with ``interventions`` the name of a column of ``frame``, the
+    frame without it and that column (each row's targets); with a file path, the frame and
+    that file's 0/1 table (one column per variable); with None, ``(frame, None)``."""
+    if interventions is None:
+        return frame, None
+    if interventions in frame.columns:
+        targets = frame[interventions].astype(object).where(frame[interventions].notna(), "")
+        return frame.drop(columns=interventions), targets.astype(str).to_list()
+    path = Path(interventions)
+    if not path.is_file():
+        raise DataError(f"--interventions {interventions}: neither a column of the data "
+                        f"({', '.join(map(str, frame.columns))}) nor a file.")
+    table = pd.read_csv(path, sep=sep)
+    if len(table) != len(frame):
+        raise DataError(f"--interventions {path} has {len(table)} rows; the data have "
+                        f"{len(frame)}.")
+    return frame, table

@@ -9,10 +9,12 @@ import typer
 
 from prodag.cli import options as o
 from prodag.cli.errors import friendly_errors
-from prodag.cli.files import log_transform, parse_sep, prepare_out, read_table
+from prodag.cli.files import (log_transform, parse_sep, prepare_out, read_table,
+                              split_interventions)
 from prodag.cli.results import (RESULT_FILES, echo_done, fit_posterior, lam_used, write_json,
                                 write_results)
 from prodag.cli.tables import print_edges, ranked_edges
+from prodag.interventions import intervention_mask
 
 
 @friendly_errors
@@ -38,6 +40,7 @@ def fit(
     projection: o.ProjectionOption = o.Projection(o.API["projection"]),
     standardize: o.StandardizeOption = o.API["standardize"],
     prune: o.PruneOption = o.API["prune"],
+    interventions: o.InterventionsOption = None,
     forbid: o.ForbidOption = None,
     require: o.RequireOption = None,
     tiers: o.TiersOption = None,
@@ -63,6 +66,7 @@ def fit(
     """
     radius = o.parse_lam(lam)
     frame = read_table(data, sep=parse_sep(sep), header=header)
+    frame, targets = split_interventions(frame, interventions, sep=parse_sep(sep))
     if log_transform_data:
         frame = log_transform(frame)
     variables = [str(name) for name in frame.columns]
@@ -76,14 +80,16 @@ def fit(
     model = "an MLP" if sem.value == "mlp" else "a linear"
     typer.echo(f"Fitting {model} ProDAG posterior to {data} ({len(frame)} rows, "
                f"{len(variables)} variables)...")
-    estimator, seconds = fit_posterior(frame, **settings)
+    estimator, seconds = fit_posterior(frame, interventions=targets, **settings)
     results = write_results(estimator, variables, out, threshold=threshold, n_draws=n_draws)
     knowledge = estimator.knowledge_
     ranked = ranked_edges(results["probabilities"], variables, results["samples"],
                           required=None if knowledge is None else knowledge.required_mask())
     summary = {
         "data": str(data), "n": len(frame), "p": len(variables), "variables": variables,
-        "options": {**settings, "lam": lam, "n_restarts": estimator.n_restarts_,
+        "interventional_rows": 0 if targets is None else int(
+            intervention_mask(targets, variables, len(frame)).any(axis=1).sum()),
+        "options": {**settings, "interventions": interventions, "lam": lam, "n_restarts": estimator.n_restarts_,
                     "seed": estimator.seed_, "log_transform": log_transform_data,
                     "threshold": threshold, "n_draws": n_draws},
         "knowledge": None if knowledge is None else knowledge.as_names(variables),

@@ -66,6 +66,13 @@ StandardizeOption = Annotated[bool, typer.Option(
 PruneOption = Annotated[float, typer.Option(
     min=0.0, help="Zero projected weights with |w| at or below this value, in the fitted "
                   "(centred, or standardised) units; the paper's implementation uses 0.1.")]
+InterventionsOption = Annotated[Optional[str], typer.Option(
+    "--interventions", metavar="COLUMN|FILE",
+    help="Known intervention targets: the name of a column of DATA naming each row's "
+         "intervened variables ('' for observational rows, several joined by ';'; the column "
+         "is removed from the variables), or a CSV file of 0/1 with one column per variable "
+         "and one row per row of DATA. An intervened variable's equation is left out of "
+         "that row's likelihood.")]
 ForbidOption = Annotated[Optional[Path], typer.Option(
     "--forbid", metavar="FILE", help="CSV of edges no sample may contain: columns source, "
                                      "target (variable names).")]

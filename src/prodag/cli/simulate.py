@@ -21,6 +21,10 @@ DEFAULTS = {name: parameter.default
 """The defaults of ``prodag.simulate.dataset``, shared with this command."""
 
 
+TARGET_COLUMN = "target"
+"""Column of data.csv naming each row's intervention target (empty: observational)."""
+
+
 @friendly_errors
 def simulate(
     out: Annotated[Path, typer.Option(help="Folder for the files (created if missing).")]
@@ -41,6 +45,13 @@ def simulate(
     = o.Noise(DEFAULTS["noise"]),
     seed: Annotated[int, typer.Option(
         min=0, help="Random seed of the graph, its weights and the noise.")] = 0,
+    interventions: Annotated[int, typer.Option(
+        min=0, help="Random single-variable targets of perfect interventions: after the n "
+                    "observational rows, --rows-per-target rows per target, each named in "
+                    "the column 'target' of data.csv (empty for observational rows). Fit "
+                    "them with prodag fit data.csv --interventions target.")] = 0,
+    rows_per_target: Annotated[int, typer.Option(
+        min=1, help="Rows per intervention target.")] = 10,
 ):
     """Simulate a dataset from a random DAG as in the paper's Appendix E.
 
@@ -49,16 +60,25 @@ def simulate(
     row = parent). Score a fit against it with: prodag evaluate RESULTS --truth graph.csv
     """
     data = simulators.dataset(p, edges, n, graph=graph.value, sem=sem.value, noise=noise.value,
-                              exponent=exponent, seed=seed)
+                              exponent=exponent, seed=seed,
+                              interventions=interventions or None,
+                              rows_per_target=rows_per_target)
     variables = [f"x{j}" for j in range(p)]
     prepare_out(out)
-    pd.DataFrame(data.X, columns=variables).to_csv(out / "data.csv", index=False)
+    table = pd.DataFrame(data.X, columns=variables)
+    if data.interventions is not None:
+        table[TARGET_COLUMN] = [";".join(variables[k] for k in np.flatnonzero(row))
+                                for row in data.interventions]
+    table.to_csv(out / "data.csv", index=False)
     pd.DataFrame(edge_names(data.adjacency, variables), columns=["source", "target"]).to_csv(
         out / "graph.csv", index=False)
     written = ["data.csv", "graph.csv"]
     if sem.value == "linear":
         pd.DataFrame(data.weights, index=variables, columns=variables).to_csv(out / "weights.csv")
         written.append("weights.csv")
-    typer.echo(f"Simulated n={n} rows from a {sem.value} SEM on a {graph.value} DAG with p={p} "
-               f"variables and {int(np.count_nonzero(data.adjacency))} edges ({noise.value} "
+    extra = (f" plus {rows_per_target} rows under an intervention on each of "
+             f"{', '.join(variables[k] for k in data.targets)} (column '{TARGET_COLUMN}')"
+             if data.interventions is not None else "")
+    typer.echo(f"Simulated n={n} rows{extra} from a {sem.value} SEM on a {graph.value} DAG "
+               f"with p={p} variables and {int(np.count_nonzero(data.adjacency))} edges ({noise.value} "
                f"noise, seed {seed}): " + ", ".join(str(out / name) for name in written))
