@@ -102,3 +102,15 @@ def test_munin1(munin):
 def test_bundled_files_match_documented_md5(path, md5):
     content = files("prodag").joinpath("data", path).read_bytes()
     assert hashlib.md5(content).hexdigest() == md5
+
+
+def test_sachs_interventions_mask_matches_the_targets():
+    from prodag import datasets
+
+    sachs = datasets.load_sachs()
+    mask = sachs.interventions
+    assert mask.shape == (7466, 11) and mask.sum(axis=1).max() == 1
+    rows = np.flatnonzero(mask.any(axis=1))
+    assert all(sachs.variables[mask[i].argmax()] == sachs.intervention_targets[i] for i in rows)
+    assert (sachs.intervention_targets == None).sum() == 7466 - len(rows)  # noqa: E711
+    assert mask[:, sachs.variables.index("pkc")].sum() == 723 + 913

@@ -94,6 +94,14 @@ class SachsData:
         """``(source, target)`` names of the edges of ``graph`` (default: ``self.graph``)."""
         return edge_names(self.graph if graph is None else graph, self.variables)
 
+    @property
+    def interventions(self) -> np.ndarray:
+        """``(n, 11)`` bool mask of the intervened variable of each row, as
+        ``ProDAG.fit(X, interventions=...)`` takes it."""
+        return np.array([[target == name for name in self.variables]
+                         for target in self.intervention_targets], dtype=bool).reshape(
+            len(self.intervention_targets), len(self.variables))
+
 
 def load_sachs(observational_only: bool = False) -> SachsData:
     """Load the Sachs data: all 7466 rows, or the 853 cd3cd28 rows if ``observational_only``.
