@@ -61,6 +61,10 @@ class ProDAG(ParameterProtocol):
         Hidden-layer activation, a key of ``prodag.models.mlp.ACTIVATIONS``.
     bias : bool
         Give the hidden and output layers biases (the simulator's networks have none).
+    mlp_edges : {"group_norm", "strength"}
+        How the MLP's first layer carries the graph: the group norms of its weights (the
+        paper), or a scalar strength per edge times a learned unit direction
+        (``prodag.models.mlp.MLPSEM``).
     lam : float, inf or None
         ℓ1 radius of the projection; ``inf`` turns the ℓ1 step off; ``None`` selects it on the
         path of ``prodag.selection`` by ``select_by``. (The paper's exponential prior on λ is
@@ -136,7 +140,8 @@ class ProDAG(ParameterProtocol):
 
     def __init__(self, sem="linear", lam=None, n_samples=100, max_epochs=1000, patience=5,
                  lr=0.1, prior_mean=0.0, prior_std=1.0, noise_variance=1.0, hidden_units=10,
-                 hidden_layers=1, activation="relu", bias=True, projection="auto", prune=0.0,
+                 hidden_layers=1, activation="relu", bias=True, mlp_edges="group_norm",
+                 projection="auto", prune=0.0,
                  n_lambdas=10, select_by="elbo", init="auto", n_restarts=None,
                  validation_fraction=selection.VALIDATION_FRACTION,
                  steps_per_epoch=10, min_delta=1e-3, forbidden=None, required=None,
@@ -237,6 +242,14 @@ class ProDAG(ParameterProtocol):
         for name, choices in (("sem", SEM_NAMES), ("projection", METHODS),
                               ("select_by", selection.CRITERIA), ("init", INITS)):
             validation.check_choice(name, getattr(self, name), choices)
+        if self.sem == "mlp":
+            from prodag.models.mlp import EDGE_MODELS
+
+            validation.check_choice("mlp_edges", self.mlp_edges, EDGE_MODELS)
+            if self.init == "data" and self.mlp_edges == "strength":
+                raise ValueError("init='data' starts the paper's first layer "
+                                 "(mlp_edges='group_norm'); use init='prior' with "
+                                 "mlp_edges='strength'.")
         if self.init == "data" and self.sem == "mlp" and (self.activation != "relu"
                                                            or self.hidden_units < 2):
             raise ValueError("init='data' starts each network as the linear start with ReLU "
@@ -272,7 +285,8 @@ class ProDAG(ParameterProtocol):
     def _config(self) -> fitting.ModelConfig:
         return fitting.ModelConfig.create(self.sem, self.hidden_units, self.hidden_layers,
                                           self.activation, self.bias, self.projection,
-                                          self.prune, getattr(self, "knowledge_", None))
+                                          self.prune, getattr(self, "knowledge_", None),
+                                          self.mlp_edges)
 
     def _training_options(self) -> TrainingOptions:
         return TrainingOptions(n_samples=self.n_samples, max_epochs=self.max_epochs,

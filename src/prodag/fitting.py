@@ -44,26 +44,27 @@ class ModelConfig:
     hidden_layers: int | None = None
     activation: str | None = None
     bias: bool | None = None
+    mlp_edges: str | None = None
     projection: str = "auto"
     prune: float = 0.0
     knowledge: Knowledge | None = None
 
     @classmethod
     def create(cls, sem: str, hidden_units: int, hidden_layers: int, activation: str,
-               bias: bool, projection: str, prune: float,
-               knowledge: Knowledge | None = None) -> "ModelConfig":
+               bias: bool, projection: str, prune: float, knowledge: Knowledge | None = None,
+               mlp_edges: str = "group_norm") -> "ModelConfig":
         """A configuration with the network options dropped for the linear SEM."""
         if sem != "mlp":
             return cls(sem, projection=projection, prune=float(prune), knowledge=knowledge)
         return cls(sem, int(hidden_units), int(hidden_layers), activation, bool(bias),
-                   projection, float(prune), knowledge)
+                   mlp_edges, projection, float(prune), knowledge)
 
     def model(self) -> StructuralEquationModel:
         if self.sem != "mlp":
             return make_model(self.sem)
         return make_model(self.sem, hidden_units=self.hidden_units,
                           hidden_layers=self.hidden_layers, activation=self.activation,
-                          bias=self.bias)
+                          bias=self.bias, edges=self.mlp_edges)
 
     def projector(self) -> Projector:
         return make_projector(self.projection, self.prune, self.knowledge)

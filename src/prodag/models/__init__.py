@@ -15,7 +15,8 @@ __all__ = ["LinearSEM", "SEM_NAMES", "StructuralEquationModel", "Weights", "make
 
 
 def make_model(sem: str, *, hidden_units: int = 10, hidden_layers: int = 1,
-               activation: str = "relu", bias: bool = True) -> StructuralEquationModel:
+               activation: str = "relu", bias: bool = True,
+               edges: str = "group_norm") -> StructuralEquationModel:
     """The model named ``sem`` (``"linear"`` or ``"mlp"``); MLP options are ignored for linear."""
     if sem == "linear":
         return LinearSEM()
@@ -23,5 +24,5 @@ def make_model(sem: str, *, hidden_units: int = 10, hidden_layers: int = 1,
         from prodag.models.mlp import MLPSEM
 
         return MLPSEM(hidden_units=hidden_units, activation=activation, bias=bias,
-                      hidden_layers=hidden_layers)
+                      hidden_layers=hidden_layers, edges=edges)
     raise ValueError(f"sem={sem!r} is not a known model; use one of {SEM_NAMES}.")
