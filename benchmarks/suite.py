@@ -70,6 +70,8 @@ def summary_table(rows: Sequence[dict], by: Sequence[str]) -> pd.DataFrame:
 
 
 def _mean_se(mean: float, se: float, column: str) -> str:
+    if np.isnan(mean):  # a metric some methods' rows lack (e.g. ECE of older runs)
+        return ""
     digits = 1 if column in ("ef1", "auroc", "seconds") or abs(mean) >= 10 else 2
     return f"{mean:.{digits}f}" + ("" if np.isnan(se) else f" ± {se:.{digits}f}")
 
