@@ -54,15 +54,18 @@ NOTES = {
                       "resampling alone. DiBS times: 8-9 min per fit alone (seeds 8-9), "
                       "12-15 min with the CPU shared with one other job (seeds 0-7). DAGMA "
                       "rows: an earlier run (2026-11-21), kept by `--merge`. ProDAG rows: "
-                      "2026-11-23, alone on the 2-core CPU, with the numba search kernel "
-                      "and the sort-free ℓ1 step (the first fit includes compilation); "
-                      "before them the same defaults took 112-147 s per fit.",
+                      "2026-11-24, alone on the 2-core CPU, with the defaults of that day "
+                      "(the λ = ∞ fit and every radius from one start, the two best radii "
+                      "from 3; the posterior mixes the starts at the chosen radius by their "
+                      "evidence); the first fit includes compilation. The same defaults took "
+                      "112-147 s per fit before the numba search kernel and 13 s before the "
+                      "cheaper λ path.",
     "linear-100": "The paper's Figure 2 sizes (p = 100, s = 200). ProDAG: prodag's defaults of "
                   "commit 545e75d (λ by the ELBO; the λ = ∞ fit and the 10 radii from one start, "
                   "the two best radii from 3), run 2026-11-24 before the mixture posterior "
                   "(which changes the sampling of a fit, not its cost); n = 100 seeds 0-7 and "
                   "n = 1000 seeds 0-3 shared the 2-core CPU with test runs (102-103 s per fit "
-                  "alone at n = 100, 123-159 s at n = 1000). DAGMA not run yet (its 10-λ grid "
+                  "alone at n = 100, 123-148 s at n = 1000). DAGMA not run yet (its 10-λ grid "
                   "at p = 100 was not timed on this CPU).",
     "nonlinear-10-n100": "**ProDAG**: prodag's defaults for `sem=\"mlp\"` (10 hidden ReLU units "
                          "with biases, the paper's network; λ by the ELBO, one start per "
