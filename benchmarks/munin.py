@@ -6,13 +6,12 @@ experiments (``prodag.simulate.semi_synthetic``); seed ``s`` draws dataset ``s``
 rows. ProDAG fits them with λ chosen by the ELBO (prodag's default) and the data-driven start;
 each posterior (1000 sampled DAGs) is scored against the MUNIN1 graph.
 
-Budget settings (``SETTINGS``). On a 2-core CPU one optimisation step at p = 186 costs about
-0.25 s with 10 Monte Carlo samples (the order search dominates), so the paper's settings
-(L = 100, up to 1000 epochs per fit, several starts) would take hours per dataset. This
-script uses L = 10 samples per step, one start per radius, at most 40 epochs per fit
-(patience 3) and the paper's 0.1 pruning (``prune=0.1``); 10 radii because the ELBO improves
-down to the bottom of a 4-radius grid. The runs behind these choices, and the results, are in
-``docs/findings.md``.
+Settings (``SETTINGS``): prodag's defaults, i.e. the paper's budget (L = 100 Monte Carlo
+samples, up to 1000 epochs per fit, patience 5, λ chosen over 10 radii, here by the ELBO) with
+prodag's starts (the two best radii refitted from 3 starts), plus the paper's 0.1 pruning
+(``prune=0.1``). Runs before 2026-11-24 used a tenth of that budget (L = 10, at most 40
+epochs, patience 3, one start), the only one affordable before the numba search kernel; their
+results are in ``docs/findings.md``.
 
 Run: ``prodag bench munin`` or ``python -m benchmarks.suite munin [--seeds 10]``.
 """
@@ -33,9 +32,8 @@ N = 100
 N_DRAWS = 1000
 
 
-SETTINGS = {"n_samples": 10, "n_lambdas": 10, "max_epochs": 40, "patience": 3,
-            "prune": 0.1, "n_restarts": 1}
-"""ProDAG settings of this benchmark (budget reductions explained in the module docstring)."""
+SETTINGS = {"prune": 0.1}
+"""ProDAG settings of this benchmark besides its defaults (module docstring)."""
 
 
 def fit_prodag(data, seed: int, quick: bool = False) -> tuple[np.ndarray, float]:
