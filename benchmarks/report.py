@@ -78,10 +78,11 @@ NOTES = {
                          "dataset 0 (`benchmarks/peers.py`'s `fit_dagma(X, X_val, "
                          "sem=\"mlp\")`: Brier 34.0, E-SHD 29.0, E-F1 46.9%, AUROC 66.8%), "
                          "and DiBS took 8-15 minutes per dataset even in the linear p = 20 "
-                         "experiment. ProDAG rows: 2026-11-23, alone on the 2-core CPU, with the "
-                         "numba search kernel and the sort-free ℓ1 step (defaults 35-53 s per "
-                         "fit, 2 units 7-15 s, the first fit including compilation; before "
-                         "them 52-62 s and 15-19 s).",
+                         "experiment. ProDAG rows: 2026-11-24, alone on the 2-core CPU, with the "
+                         "λ path of that day (restarts only at the two best radii, which moves "
+                         "the MLP's random streams; the 2026-11-23 rows read 12.7 / 22.5 / "
+                         "41.4% / 76.3% and 11.6 / 16.2 / 49.8% / 75.8%): defaults 31-60 s "
+                         "per fit, 2 units 6-10 s, the first fit including compilation.",
 }
 """What a reader must know about each experiment's run, printed under its table."""
 
