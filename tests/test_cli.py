@@ -13,7 +13,7 @@ from cli_support import assert_one_line_error, fitted, invoke  # noqa: F401 (fix
 from prodag import ProDAG
 from prodag.cli import app
 from prodag.cli.files import read_graph
-from prodag.cli.options import parse_lam
+from prodag.cli.options import parse_lam, parse_noise_variance
 from prodag.cli.tables import print_edges, ranked_edges
 
 VARIABLES = ["a", "b", "c"]
@@ -48,6 +48,39 @@ def test_fit_defaults_are_the_python_apis():
         assert getattr(default, "value", default) == api[name].default, option
     assert params["standardize"].default is False
     assert parse_lam(params["lam"].default) is api["lam"].default
+    assert parse_noise_variance(params["noise_variance"].default) == api["noise_variance"].default
+
+
+@pytest.mark.parametrize("text, expected", [("equal", "equal"), (" Estimate ", "estimate"),
+                                            ("2.5", 2.5), ("1", 1.0)])
+def test_parse_noise_variance(text, expected):
+    assert parse_noise_variance(text) == expected
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "nan", "inf", "guess"])
+def test_parse_noise_variance_rejects_bad_values(text):
+    with pytest.raises(ValueError, match="--noise-variance"):
+        parse_noise_variance(text)
+
+
+@pytest.mark.parametrize("noise", [None, "equal"])
+def test_the_command_line_and_the_api_give_the_same_posterior(fitted, tmp_path, noise):
+    """The same file, seed and settings through ``prodag fit`` and ``ProDAG(...).fit``: with
+    every other option at its default, and with a learned shared noise variance."""
+    folder, _ = fitted
+    options = ["--lam", 2.0, "--max-epochs", 5, "--n-samples", 8, "--seed", 4]
+    if noise is not None:
+        options += ["--noise-variance", noise]
+    result = invoke("fit", folder / "data.csv", "--out", tmp_path / "cli", "--no-progress",
+                    "--n-draws", 1000, *options)
+    assert result.exit_code == 0, result.output
+    from_cli = pd.read_csv(tmp_path / "cli" / "edge_probabilities.csv", index_col=0)
+    settings = {} if noise is None else {"noise_variance": noise}
+    api = ProDAG(lam=2.0, max_epochs=5, n_samples=8, seed=4, progress=False,
+                 **settings).fit(pd.read_csv(folder / "data.csv"))
+    np.testing.assert_array_equal(from_cli.to_numpy(), api.edge_probabilities(1000))
+    summary = json.loads((tmp_path / "cli" / "summary.json").read_text())
+    assert summary["options"]["noise_variance"] == api.noise_variance
 
 
 def test_choices_fail_at_parse_time_and_are_listed_in_help():
@@ -115,6 +148,8 @@ def test_bad_options_give_one_red_line_and_exit_code_2(tmp_path):
     assert_one_line_error(invoke("fit", tmp_path / "neg.csv", "--log-transform"),
                           "--log-transform", "a")
     assert_one_line_error(invoke("fit", tmp_path / "neg.csv", "--lam", "-3"), "--lam")
+    assert_one_line_error(invoke("fit", tmp_path / "neg.csv", "--noise-variance", "big"),
+                          "--noise-variance")
     assert_one_line_error(invoke("bench", "no-such-experiment"), "no-such-experiment")
 
 

@@ -29,6 +29,7 @@ from prodag import fitting, mixture, persistence, selection, validation
 from prodag import interventions as interventions_module
 from prodag.parameters import ParameterProtocol
 from prodag.inference import Progress, TrainingOptions
+from prodag.initialization import noise_variance_start
 from prodag.knowledge import Knowledge
 from prodag.metrics import edge_probabilities
 from prodag.models import SEM_NAMES
@@ -36,6 +37,8 @@ from prodag.posterior import mean_weight_given_edge
 from prodag.projection import METHODS
 
 INITS = ("auto", "prior", "data")
+NOISE_MODELS = ("equal", "estimate")
+"""The learned noise variances: one shared by every variable, or one per variable."""
 SAMPLE_STREAM = 2 ** 20
 """``fold_in`` index of the default sampling key: ``sample``, ``sample_weights`` and
 ``edge_probabilities`` without a seed draw from ``fold_in(PRNGKey(seed_), SAMPLE_STREAM)``."""
@@ -77,10 +80,11 @@ class ProDAG(ParameterProtocol):
         best by more than ``min_delta``, or after ``max_epochs`` (see ``prodag.inference``).
     prior_mean, prior_std : float
         Independent Gaussian prior ``N(prior_mean, prior_std²)`` on every weight of ``ω̃``.
-    noise_variance : float, array of shape (p,), or "estimate"
-        Variance of each variable's Gaussian noise (in preprocessed units), or ``"estimate"``
-        to learn one variance per variable jointly with ``q`` (a point estimate). The default
-        1.0 is the paper's choice.
+    noise_variance : float, array of shape (p,), "equal" or "estimate"
+        Variance of each variable's Gaussian noise (in preprocessed units); ``"equal"`` learns
+        one variance shared by every variable, ``"estimate"`` one per variable, jointly with
+        ``q`` (point estimates started at ``prodag.initialization.noise_variance_start``, so
+        the fit follows the data's scale). The default 1.0 is the paper's choice.
     projection : {"auto", "exact", "search", "path"}
         Method of ``prodag.project`` for the acyclicity step.
     prune : float
@@ -190,8 +194,7 @@ class ProDAG(ParameterProtocol):
         Z = (data - self.mean_) / self.scale_
         Z_val = None if X_val is None else (val - self.mean_) / self.scale_
         learn_noise = isinstance(self.noise_variance, str)
-        noise = (np.ones(p) if learn_noise else
-                 validation.check_positive_vector("noise_variance", self.noise_variance, p))
+        noise = self._noise_start(Z, observed)
         engine = fitting.engine(self._config(), self._training_options(),
                                 float(self.prior_mean), float(self.prior_std), learn_noise)
         key = jax.random.PRNGKey(self.seed_)
@@ -233,8 +236,8 @@ class ProDAG(ParameterProtocol):
         self.params_, self.lam_ = self.components_[0], float(self.component_lams_[0])
         best = fits[kept[0]][1]
         self.history_, self.objective_ = best.history, best.objective
-        self.noise_variance_ = (np.exp(self.params_.log_noise_variance) if learn_noise
-                                else noise)
+        self.noise_variance_ = (np.broadcast_to(np.exp(self.params_.log_noise_variance), (p,))
+                                .copy() if learn_noise else noise)
         self._cache = {}
         return self
 
@@ -271,13 +274,25 @@ class ProDAG(ParameterProtocol):
         fraction = validation.check_positive("validation_fraction", self.validation_fraction)
         if fraction >= 1:
             raise ValueError(f"validation_fraction must be in (0, 1), got {fraction!r}.")
-        if isinstance(self.noise_variance, str) and self.noise_variance != "estimate":
+        if isinstance(self.noise_variance, str) and self.noise_variance not in NOISE_MODELS:
             raise ValueError(f"noise_variance must be a positive number, an array of one "
-                             f"positive number per variable, or 'estimate'; got "
+                             f"positive number per variable, 'equal' or 'estimate'; got "
                              f"{self.noise_variance!r}.")
         if self.sem == "mlp":
             validation.check_integer("hidden_units", self.hidden_units, minimum=1)
             validation.check_integer("hidden_layers", self.hidden_layers, minimum=1)
+
+    def _noise_start(self, Z: np.ndarray, observed: np.ndarray | None) -> np.ndarray:
+        """The fixed noise variances ``(p,)``, or the start of the learned ones: ``(p,)`` for
+        ``"estimate"``, ``(1,)`` for ``"equal"``, at ``initialization.noise_variance_start``
+        of the observational rows (so the fit is equivariant to the data's scale)."""
+        p = Z.shape[1]
+        if not isinstance(self.noise_variance, str):
+            return validation.check_positive_vector("noise_variance", self.noise_variance, p)
+        rows = Z if observed is None else Z[np.all(observed, axis=1)]
+        rows = rows if len(rows) > p else Z
+        start = noise_variance_start(rows - rows.mean(axis=0))
+        return np.full(p if self.noise_variance == "estimate" else 1, start)
 
     def _dtype(self):
         return jax.dtypes.canonicalize_dtype(np.float64)

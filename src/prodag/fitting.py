@@ -109,7 +109,8 @@ def starts(engine: VariationalInference, Z: np.ndarray, noise: np.ndarray, dtype
     prior = engine.init_params(Z.shape[1], noise, dtype)
     start = None
     if from_data:
-        start = data_start(prior, start_means(Z, noise, config.sem, config.hidden_units,
+        start = data_start(prior, start_means(Z, np.broadcast_to(noise, Z.shape[1:]),
+                                              config.sem, config.hidden_units,
                                               config.hidden_layers))
         if config.knowledge is not None:
             start = at_prior_where_forbidden(start, prior, engine.model.edge_weight,

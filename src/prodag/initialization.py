@@ -61,9 +61,24 @@ def ordered_regression(covariance: np.ndarray, order: np.ndarray, ridge: float) 
 
 
 def linear_start(X: np.ndarray, noise_variance: np.ndarray, ridge: float = 0.01) -> np.ndarray:
-    """Start ``loc (p, p)`` for the linear SEM from centred data ``X (n, p)``."""
+    """Start ``loc (p, p)`` for the linear SEM from centred data ``X (n, p)``; the ridge
+    penalty is ``ridge`` times the mean noise variance, so the start scales with the data
+    when the noise variance does."""
     covariance = X.T @ X / X.shape[0]
-    return ordered_regression(covariance, top_down_order(covariance, noise_variance), ridge)
+    return ordered_regression(covariance, top_down_order(covariance, noise_variance),
+                              ridge * float(np.mean(noise_variance)))
+
+
+def noise_variance_start(X: np.ndarray) -> float:
+    """A start for a learned noise variance from centred data ``X (n, p)``: the mean over
+    variables of the variance left after regressing each on its predecessors in the top-down
+    equal-variance order. It scales with the data (``X·c`` gives ``c²`` times it), so a fit
+    that learns its noise variance starts in the data's units."""
+    covariance = X.T @ X / X.shape[0]
+    order = top_down_order(covariance, np.ones(covariance.shape[0]))
+    left = [_conditional_variance(covariance, node, list(order[:place]))
+            for place, node in enumerate(order)]
+    return float(max(np.mean(left), np.finfo(float).tiny))
 
 
 def relu_network_start(linear: np.ndarray, hidden_units: int,

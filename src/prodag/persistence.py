@@ -257,7 +257,8 @@ def _components(arrays: dict, estimator, p: int, k: int, check: _Checker) -> lis
     """The ``k`` mixture components ``params/<i>/...``, each checked against the SEM's weight
     shapes for ``p``; nothing else may start with ``params/``."""
     shapes = estimator._config().model().weight_shapes(p)
-    learn_noise = estimator.noise_variance == "estimate"
+    learn_noise = isinstance(estimator.noise_variance, str)
+    noise_shape = (p,) if estimator.noise_variance == "estimate" else (1,)
     expected = set()
     for i in range(k):
         expected |= {f"params/{i}/q/{part}/{name}" for part in ("loc", "rho") for name in shapes}
@@ -271,7 +272,7 @@ def _components(arrays: dict, estimator, p: int, k: int, check: _Checker) -> lis
     for i in range(k):
         loc, rho = ({name: check.array(arrays, f"params/{i}/q/{part}/{name}", shape)
                      for name, shape in shapes.items()} for part in ("loc", "rho"))
-        log_noise = (check.array(arrays, f"params/{i}/log_noise_variance", (p,))
+        log_noise = (check.array(arrays, f"params/{i}/log_noise_variance", noise_shape)
                      if learn_noise else None)
         components.append(Params(VariationalParams(loc, rho), log_noise))
     return components

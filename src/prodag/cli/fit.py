@@ -40,6 +40,7 @@ def fit(
     projection: o.ProjectionOption = o.Projection(o.API["projection"]),
     standardize: o.StandardizeOption = o.API["standardize"],
     prune: o.PruneOption = o.API["prune"],
+    noise_variance: o.NoiseVarianceOption = o.noise_variance_text(o.API["noise_variance"]),
     interventions: o.InterventionsOption = None,
     forbid: o.ForbidOption = None,
     require: o.RequireOption = None,
@@ -65,6 +66,7 @@ def fit(
     graph.png and summary.json; then prints the most probable edges and the l1 radius used.
     """
     radius = o.parse_lam(lam)
+    noise = o.parse_noise_variance(noise_variance)
     frame = read_table(data, sep=parse_sep(sep), header=header)
     frame, targets = split_interventions(frame, interventions, sep=parse_sep(sep))
     if log_transform_data:
@@ -75,7 +77,7 @@ def fit(
                 "n_restarts": restarts, "hidden_units": hidden_units, "bias": bias,
                 "n_samples": n_samples, "max_epochs": max_epochs, "seed": seed,
                 "projection": projection.value, "standardize": standardize, "prune": prune,
-                "forbidden": forbid, "required": require, "tiers": tiers,
+                "noise_variance": noise, "forbidden": forbid, "required": require, "tiers": tiers,
                 "forbid_within_tiers": forbid_within_tiers, "progress": progress}
     model = "an MLP" if sem.value == "mlp" else "a linear"
     typer.echo(f"Fitting {model} ProDAG posterior to {data} ({len(frame)} rows, "

@@ -6,6 +6,7 @@ Python API, read from the ``ProDAG`` constructor's signature so that the command
 from __future__ import annotations
 
 import inspect
+import math
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
@@ -13,7 +14,7 @@ from typing import Annotated, Optional
 import typer
 
 from prodag import simulate
-from prodag.estimator import ProDAG
+from prodag.estimator import NOISE_MODELS, ProDAG
 from prodag.selection import CRITERIA
 from prodag.models import SEM_NAMES
 from prodag.projection import METHODS
@@ -63,6 +64,12 @@ StandardizeOption = Annotated[bool, typer.Option(
     "--standardize/--no-standardize",
     help="Scale every variable to mean 0, variance 1 before fitting. The default is the "
          "Python API's (ProDAG(standardize=...)).")]
+NoiseVarianceOption = Annotated[str, typer.Option(
+    "--noise-variance", metavar="NUMBER|equal|estimate",
+    help="Noise variance of every variable's equation, in the fitted (centred, or "
+         "standardised) units: a positive number (the paper's 1), 'equal' (one variance shared "
+         "by every variable, learned: follows the data's scale) or 'estimate' (one learned "
+         "variance per variable).")]
 PruneOption = Annotated[float, typer.Option(
     min=0.0, help="Zero projected weights with |w| at or below this value, in the fitted "
                   "(centred, or standardised) units; the paper's implementation uses 0.1.")]
@@ -101,6 +108,26 @@ TopOption = Annotated[int, typer.Option(min=1, help="Edges printed in the ranked
 OutOption = Annotated[Path, typer.Option(
     help="Folder for the results (created if missing; an existing file is refused before "
          "fitting).")]
+
+
+def parse_noise_variance(text: str) -> float | str:
+    """The ``--noise-variance`` text as ``ProDAG(noise_variance=...)`` takes it."""
+    value = text.strip().lower()
+    if value in NOISE_MODELS:
+        return value
+    try:
+        variance = float(value)
+    except ValueError:
+        raise ValueError(f"--noise-variance must be a positive number, "
+                         f"{' or '.join(repr(m) for m in NOISE_MODELS)}; got {text!r}") from None
+    if not (variance > 0 and math.isfinite(variance)):
+        raise ValueError(f"--noise-variance must be a positive, finite number; got {text!r}")
+    return variance
+
+
+def noise_variance_text(value) -> str:
+    """``ProDAG``'s ``noise_variance`` default as ``--noise-variance`` text."""
+    return value if isinstance(value, str) else f"{float(value):g}"
 
 
 def parse_lam(text: str) -> float | None:

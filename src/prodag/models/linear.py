@@ -83,7 +83,9 @@ class LinearSEM:
     def log_likelihood(self, weights: Weights, data: dict[str, Any],
                        noise_variance: jax.Array) -> jax.Array:
         """Gaussian ``log p(X | W)`` of shape ``(L,)`` summed over rows (over the rows where
-        each equation holds, with interventions); ``noise_variance (p,)``."""
+        each equation holds, with interventions); ``noise_variance (p,)`` or ``(1,)``
+        (shared)."""
         rss = self.residual_sum_of_squares(weights, data)
+        noise_variance = jnp.broadcast_to(noise_variance, rss.shape[-1:])
         log_norm = jnp.sum(data["n_rows"] * jnp.log(2 * jnp.pi * noise_variance))
         return -0.5 * (jnp.sum(rss / noise_variance, axis=-1) + log_norm)

@@ -191,10 +191,12 @@ class MLPSEM:
 
     def log_likelihood(self, weights: Weights, data: jax.Array,
                        noise_variance: jax.Array) -> jax.Array:
-        """Gaussian ``log p(X | ω)`` summed over rows: ``(L,)``; ``noise_variance`` is ``(p,)``."""
+        """Gaussian ``log p(X | ω)`` summed over rows: ``(L,)``; ``noise_variance`` is ``(p,)``
+        or ``(1,)`` (shared)."""
         X = data["X"]
         residual = X - self.predict_mean(weights, X)
-        noise_variance = jnp.asarray(noise_variance, dtype=residual.dtype)
+        noise_variance = jnp.broadcast_to(jnp.asarray(noise_variance, dtype=residual.dtype),
+                                          X.shape[1:])
         squared = residual * residual
         if "observed" in data:  # intervened variables' equations drop out of their rows
             squared = squared * data["observed"]
