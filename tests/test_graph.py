@@ -6,7 +6,7 @@ import jax
 import numpy as np
 import pytest
 
-from prodag.graph import is_dag, topological_order
+from prodag.graph import cpdag, is_dag, topological_order
 from prodag.projection.cycles import edges_on_cycles, remove_cycles
 
 
@@ -92,3 +92,48 @@ def test_remove_cycles_random_supports_become_dags_and_keep_acyclic_edges():
     assert np.all(cleaned[off_cycle])
     np.testing.assert_array_equal(
         np.asarray(removed), (supports & ~np.eye(6, dtype=bool)).sum((1, 2)) - cleaned.sum((1, 2)))
+
+
+def _v_structures(D):
+    p = len(D)
+    return {(a, c, b) for c in range(p) for a in range(p) for b in range(a + 1, p)
+            if D[a, c] and D[b, c] and not (D[a, b] or D[b, a])}
+
+
+def _equivalence_class(D):
+    """Every DAG with the skeleton and v-structures of ``D``, by brute force over
+    orientations (Verma & Pearl: these are exactly the Markov equivalent DAGs)."""
+    pairs = [(j, k) for j, k in zip(*np.nonzero(np.triu(D | D.T)))]
+    members = []
+    for flips in itertools.product((False, True), repeat=len(pairs)):
+        M = np.zeros_like(D)
+        for (j, k), flip in zip(pairs, flips):
+            M[(k, j) if flip else (j, k)] = 1
+        if is_dag(M) and _v_structures(M) == _v_structures(D):
+            members.append(M)
+    return members
+
+
+def test_cpdag_matches_the_brute_force_equivalence_class():
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        p = int(rng.integers(2, 6))
+        D = np.triu(rng.random((p, p)) < 0.5, k=1).astype(np.int64)
+        perm = rng.permutation(p)
+        D = D[np.ix_(perm, perm)]
+        directed, undirected = cpdag(D)
+        members = _equivalence_class(D)
+        assert any((M == D).all() for M in members)
+        always = np.all(members, axis=0).astype(np.int64)   # j -> k in every member
+        np.testing.assert_array_equal(directed, always)
+        np.testing.assert_array_equal(undirected, (D | D.T) - always - always.T)
+
+
+def test_cpdag_of_a_chain_and_a_collider():
+    chain = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])
+    directed, undirected = cpdag(chain)
+    assert directed.sum() == 0 and undirected.sum() == 4
+    collider = np.array([[0, 0, 1], [0, 0, 1], [0, 0, 0]])
+    directed, undirected = cpdag(collider)
+    np.testing.assert_array_equal(directed, collider)
+    assert undirected.sum() == 0

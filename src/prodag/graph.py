@@ -1,11 +1,14 @@
 """Directed-graph utilities on adjacency matrices ``(..., p, p)`` (``[j, k]``: j → k), numpy only.
 
 Conversions between edge lists and adjacency matrices (``adjacency_from_edges``, ``edge_names``)
-and acyclicity checks (``is_dag``, ``topological_order``). The cycle clean-up that runs inside
+acyclicity checks (``is_dag``, ``topological_order``) and the Markov equivalence class of a
+DAG (``cpdag``). The cycle clean-up that runs inside
 compiled code lives with the path projection (``prodag.projection.cycles``).
 """
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 import pandas as pd
@@ -93,3 +96,43 @@ def topological_order(A) -> np.ndarray:
         orders[:, place] = node
         remaining[rows, node] = False
     return orders.reshape(batch_shape + (p,))
+
+
+def cpdag(A) -> tuple[np.ndarray, np.ndarray]:
+    """The Markov equivalence class of the DAG ``A (p, p)`` as its completed partially
+    directed graph: ``(directed, undirected)``, two ``(p, p)`` 0/1 arrays, ``directed[j, k]``
+    for a compelled edge j → k and ``undirected`` symmetric for the reversible ones.
+
+    The v-structures j → k ← i (i, j not adjacent) are compelled, then Meek's rules R1-R3
+    orient what they force, until nothing changes (R4 is not needed when starting from the
+    v-structures of a DAG; Meek 1995).
+    """
+    D = (_as_adjacency(A) != 0).astype(np.int64)
+    p = D.shape[0]
+    skeleton = D | D.T
+    directed = np.zeros_like(D)
+    for child in range(p):
+        parents = np.flatnonzero(D[:, child])
+        for a, b in itertools.combinations(parents, 2):
+            if not skeleton[a, b]:
+                directed[a, child] = directed[b, child] = 1
+    undirected = skeleton * (1 - directed) * (1 - directed.T)
+    changed = True
+    while changed:
+        changed = False
+        for x, y in zip(*np.nonzero(undirected)):
+            if undirected[x, y] and _meek_orients(x, y, directed, undirected, skeleton):
+                directed[x, y], undirected[x, y], undirected[y, x] = 1, 0, 0
+                changed = True
+    return directed, undirected
+
+
+def _meek_orients(x: int, y: int, directed, undirected, skeleton) -> bool:
+    """Whether Meek's R1, R2 or R3 orients the undirected edge x - y as x → y."""
+    p = skeleton.shape[0]
+    if any(directed[z, x] and not skeleton[z, y] for z in range(p)):       # R1
+        return True
+    if any(directed[x, z] and directed[z, y] for z in range(p)):           # R2
+        return True
+    into_y = [z for z in range(p) if undirected[x, z] and directed[z, y]]  # R3
+    return any(not skeleton[a, b] for a, b in itertools.combinations(into_y, 2))
