@@ -170,3 +170,16 @@ def test_a_sweep_with_one_value_is_drawn_as_bars():
     assert not any(ax.patches for ax in swept.axes)
     assert single._suptitle.get_text() == "toy"
     assert suite.figure(experiment, rows([100]), "other")._suptitle.get_text() == "other"
+
+
+def test_a_sachs_split_keeps_each_row_with_its_targets():
+    from benchmarks import sachs
+
+    X = np.arange(40.0).reshape(20, 2)
+    targets = np.zeros((20, 2), dtype=bool)
+    targets[X[:, 0] % 4 == 0, 1] = True          # rows whose first value is a multiple of 4
+    split = sachs.Split(X, 3, targets)
+    assert len(split.X_val) == 2 and len(split.X) == 18
+    for rows, mask in ((split.X, split.targets), (split.X_val, split.targets_val)):
+        np.testing.assert_array_equal(mask[:, 1], rows[:, 0] % 4 == 0)
+        assert not mask[:, 0].any()
