@@ -1,9 +1,9 @@
 """Directed-graph utilities on adjacency matrices ``(..., p, p)`` (``[j, k]``: j → k), numpy only.
 
-Conversions between edge lists and adjacency matrices (``adjacency_from_edges``, ``edge_names``)
-acyclicity checks (``is_dag``, ``topological_order``) and the Markov equivalence class of a
-DAG (``cpdag``). The cycle clean-up that runs inside
-compiled code lives with the path projection (``prodag.projection.cycles``).
+Conversions between edge lists and adjacency matrices (``adjacency_from_edges``, ``edge_names``),
+acyclicity checks (``is_dag``, ``topological_order``) and the Markov equivalence class of a DAG
+(``cpdag``). The cycle clean-up that runs inside compiled code lives with the path projection
+(``prodag.projection.cycles``).
 """
 
 from __future__ import annotations
