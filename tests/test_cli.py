@@ -329,3 +329,16 @@ def test_simulated_interventions_round_trip_through_the_target_column(tmp_path):
     as_file = invoke("fit", tmp_path / "data.csv", "--interventions", tmp_path / "mask.csv",
                      "--out", tmp_path / "out2")
     assert_one_line_error(as_file, "target")  # the text column is not a variable
+
+
+def test_a_data_warning_is_one_warning_line(tmp_path):
+    from prodag import simulate
+
+    data = simulate.dataset(p=4, s=3, n=100, seed=0)
+    pd.DataFrame(data.X * 1e6, columns=list("abcd")).to_csv(tmp_path / "data.csv", index=False)
+    result = invoke("fit", tmp_path / "data.csv", "--out", tmp_path / "out", "--lam", 1,
+                    "--max-epochs", 2, "--n-samples", 4, "--n-draws", 20, "--no-progress")
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if "noise variance is fixed" in line]
+    assert len(lines) == 1 and lines[0].startswith("Warning: the noise variance is fixed at 1")
+    assert "NoiseScaleWarning" not in result.output and "--noise-variance equal" in lines[0]

@@ -226,3 +226,54 @@ def test_fit_warns_about_outliers():
     data[3, 0] = 1e6
     with pytest.warns(OutlierWarning, match="row 3 column x0"):
         ProDAG(lam=1.0, max_epochs=2, n_samples=4, progress=False).fit(data)
+
+
+@pytest.mark.parametrize("design", [dict(p=20, s=40), dict(p=10, s=20, sem="mlp"),
+                                    dict(p=20, s=40, noise="gumbel"), dict(p=100, s=200)])
+def test_the_noise_scale_check_is_silent_on_data_from_the_model(design, recwarn):
+    from prodag import simulate
+    from prodag.validation import warn_noise_scale
+
+    for seed in range(5):
+        data = simulate.dataset(n=100, seed=seed, **design)
+        X = data.X - data.X.mean(axis=0)
+        assert warn_noise_scale(X, np.ones(data.p), [str(k) for k in range(data.p)]) is None
+    assert not recwarn.list
+
+
+@pytest.mark.parametrize("scale", [1e6, 1e-6])
+def test_the_noise_scale_check_names_the_quietest_variable_in_wrong_units(scale):
+    from prodag import simulate
+    from prodag.validation import NoiseScaleWarning, warn_noise_scale
+
+    data = simulate.dataset(p=6, s=6, n=200, seed=2)
+    X = (data.X - data.X.mean(axis=0)) * scale
+    quietest = int(np.argmin(X.var(axis=0)))
+    names = [f"v{k}" for k in range(6)]
+    with pytest.warns(NoiseScaleWarning, match=f"quietest variable, v{quietest},.*equal"):
+        ratio = warn_noise_scale(X, np.ones(6), names)
+    np.testing.assert_allclose(ratio, X[:, quietest].var())
+    # The same data with the noise variances in their units pass; one column far too quiet
+    # for its own noise variance does not.
+    assert warn_noise_scale(X, np.full(6, scale ** 2), names) is None
+    noise = np.full(6, scale ** 2)
+    noise[0] = 1e3 * X[:, 0].var()
+    with pytest.warns(NoiseScaleWarning, match="quietest variable, v0,"):
+        warn_noise_scale(X, noise, names)
+
+
+def test_fit_warns_about_wrong_units_only_when_the_noise_variance_is_fixed():
+    import warnings
+
+    from prodag import ProDAG, simulate
+    from prodag.validation import NoiseScaleWarning
+
+    X = simulate.dataset(p=4, s=3, n=100, seed=0).X * 1e6
+    options = dict(lam=1.0, max_epochs=2, n_samples=4, progress=False)
+    with pytest.warns(NoiseScaleWarning):
+        ProDAG(**options).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NoiseScaleWarning)
+        ProDAG(noise_variance="equal", **options).fit(X)
+        ProDAG(standardize=True, noise_variance="estimate", **options).fit(X)
+        ProDAG(standardize=True, **options).fit(X)  # unit noise on unit-variance columns

@@ -195,6 +195,8 @@ class ProDAG(ParameterProtocol):
         Z_val = None if X_val is None else (val - self.mean_) / self.scale_
         learn_noise = isinstance(self.noise_variance, str)
         noise = self._noise_start(Z, observed)
+        if not learn_noise:
+            validation.warn_noise_scale(Z, noise, columns)
         engine = fitting.engine(self._config(), self._training_options(),
                                 float(self.prior_mean), float(self.prior_std), learn_noise)
         key = jax.random.PRNGKey(self.seed_)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import warnings
 
 import typer
 
@@ -14,12 +15,15 @@ and unreadable files."""
 
 
 def friendly_errors(command):
-    """Wrap a command so that ``USER_ERRORS`` end it with one line on stderr and exit 2."""
+    """Wrap a command so that ``USER_ERRORS`` end it with one line on stderr and exit 2, and
+    warnings show as ``show_warning`` prints them."""
 
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
         try:
-            return command(*args, **kwargs)
+            with warnings.catch_warnings():
+                warnings.showwarning = show_warning
+                return command(*args, **kwargs)
         except USER_ERRORS as error:
             typer.secho(f"Error: {message(error)}", fg="red", err=True)
             raise typer.Exit(code=2) from None
@@ -38,6 +42,19 @@ def message(error: BaseException) -> str:
     return " ".join(text.split())
 
 
+_python_show_warning = warnings.showwarning
+
+
 def warn(text: str) -> None:
     """Print one yellow ``Warning: ...`` line on stderr."""
     typer.secho(f"Warning: {text}", fg="yellow", err=True)
+
+
+def show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """``warnings.showwarning`` of the command line: a ``UserWarning`` (prodag's warnings
+    about the data and settings) as one ``Warning: ...`` line, without the source location
+    that Python prints; other categories as Python shows them."""
+    if issubclass(category, UserWarning):
+        warn(" ".join(str(message).split()))
+    else:
+        _python_show_warning(message, category, filename, lineno, file, line)
