@@ -42,15 +42,14 @@ STARTS = ("data start", "true order")
 
 @contextlib.contextmanager
 def start_order(order: np.ndarray | None):
-    """Within the block, the linear data start regresses along ``order`` (None: unchanged)."""
+    """Within the block, the linear data start regresses along ``order`` where it would take
+    the top-down order (None: unchanged); starts given their own order keep it."""
     from prodag import initialization
 
-    original = initialization.linear_start
+    original, true_order = initialization.linear_start, order
 
-    def along(X, noise_variance, ridge=0.01):
-        covariance = X.T @ X / X.shape[0]
-        return initialization.ordered_regression(covariance, order,
-                                                 ridge * float(np.mean(noise_variance)))
+    def along(X, noise_variance, ridge=0.01, order=None):
+        return original(X, noise_variance, ridge, order=true_order if order is None else order)
 
     initialization.linear_start = original if order is None else along
     try:

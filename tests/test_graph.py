@@ -6,7 +6,7 @@ import jax
 import numpy as np
 import pytest
 
-from prodag.graph import cpdag, is_dag, topological_order
+from prodag.graph import covered_edges, cpdag, is_dag, topological_order
 from prodag.projection.cycles import edges_on_cycles, remove_cycles
 
 
@@ -127,6 +127,26 @@ def test_cpdag_matches_the_brute_force_equivalence_class():
         always = np.all(members, axis=0).astype(np.int64)   # j -> k in every member
         np.testing.assert_array_equal(directed, always)
         np.testing.assert_array_equal(undirected, (D | D.T) - always - always.T)
+
+
+def test_covered_edges_are_exactly_the_reversals_that_stay_in_the_class():
+    # Chickering (1995, Lemma 1): reversing j -> k gives an equivalent DAG iff it is covered.
+    rng = np.random.default_rng(1)
+    checked = 0
+    for _ in range(60):
+        p = int(rng.integers(2, 7))
+        D = np.triu(rng.random((p, p)) < 0.5, k=1).astype(np.int64)
+        perm = rng.permutation(p)
+        D = D[np.ix_(perm, perm)]
+        covered = set(covered_edges(D))
+        for j, k in zip(*np.nonzero(D)):
+            R = D.copy()
+            R[j, k], R[k, j] = 0, 1
+            equivalent = bool(is_dag(R)) and all(
+                (a == b).all() for a, b in zip(cpdag(R), cpdag(D)))
+            assert ((int(j), int(k)) in covered) == equivalent
+            checked += 1
+    assert checked > 100
 
 
 def test_cpdag_of_a_chain_and_a_collider():

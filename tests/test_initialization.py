@@ -52,6 +52,18 @@ def test_linear_start_recovers_the_weights_with_plenty_of_data():
     np.testing.assert_allclose(start, data.weights, atol=0.05)
 
 
+def test_linear_start_regresses_along_a_given_order():
+    data = simulate.dataset(p=5, s=6, n=200, seed=4)
+    X = data.X - data.X.mean(axis=0)
+    covariance = X.T @ X / X.shape[0]
+    np.testing.assert_array_equal(
+        linear_start(X, np.ones(5)),
+        linear_start(X, np.ones(5), order=top_down_order(covariance, np.ones(5))))
+    order = np.array([4, 2, 0, 3, 1])
+    np.testing.assert_allclose(linear_start(X, np.ones(5), order=order),
+                               ordered_regression(covariance, order, 0.01), rtol=1e-12)
+
+
 @pytest.mark.parametrize("hidden_units, hidden_layers", [(10, 1), (7, 2), (2, 3)])
 def test_relu_network_start_computes_the_linear_start(hidden_units, hidden_layers):
     import jax.numpy as jnp

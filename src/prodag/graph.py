@@ -98,6 +98,17 @@ def topological_order(A) -> np.ndarray:
     return orders.reshape(batch_shape + (p,))
 
 
+def covered_edges(A) -> list[tuple[int, int]]:
+    """The covered edges ``(j, k)`` of the DAG ``A (p, p)``: j → k with ``pa(k) = pa(j) ∪ {j}``.
+
+    Reversing one of them gives a DAG in the same Markov equivalence class, and every member
+    of the class is reached from any other by such reversals (Chickering 1995).
+    """
+    D = _as_adjacency(A) != 0
+    return [(int(j), int(k)) for j, k in zip(*np.nonzero(D))
+            if np.array_equal(np.delete(D[:, k], j), np.delete(D[:, j], j))]
+
+
 def cpdag(A) -> tuple[np.ndarray, np.ndarray]:
     """The Markov equivalence class of the DAG ``A (p, p)`` as its completed partially
     directed graph: ``(directed, undirected)``, two ``(p, p)`` 0/1 arrays, ``directed[j, k]``

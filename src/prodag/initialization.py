@@ -60,13 +60,16 @@ def ordered_regression(covariance: np.ndarray, order: np.ndarray, ridge: float) 
     return W
 
 
-def linear_start(X: np.ndarray, noise_variance: np.ndarray, ridge: float = 0.01) -> np.ndarray:
-    """Start ``loc (p, p)`` for the linear SEM from centred data ``X (n, p)``; the ridge
-    penalty is ``ridge`` times the mean noise variance, so the start scales with the data
-    when the noise variance does."""
+def linear_start(X: np.ndarray, noise_variance: np.ndarray, ridge: float = 0.01,
+                 order: np.ndarray | None = None) -> np.ndarray:
+    """Start ``loc (p, p)`` for the linear SEM from centred data ``X (n, p)``: the ridge
+    regressions along ``order (p,)``, by default the top-down order. The ridge penalty is
+    ``ridge`` times the mean noise variance, so the start scales with the data when the
+    noise variance does."""
     covariance = X.T @ X / X.shape[0]
-    return ordered_regression(covariance, top_down_order(covariance, noise_variance),
-                              ridge * float(np.mean(noise_variance)))
+    if order is None:
+        order = top_down_order(covariance, noise_variance)
+    return ordered_regression(covariance, order, ridge * float(np.mean(noise_variance)))
 
 
 def noise_variance_start(X: np.ndarray) -> float:
@@ -111,11 +114,12 @@ def relu_network_start(linear: np.ndarray, hidden_units: int,
 
 
 def start_means(X: np.ndarray, noise_variance: np.ndarray, sem: str, hidden_units: int = 10,
-                hidden_layers: int = 1) -> dict[str, np.ndarray]:
+                hidden_layers: int = 1, order: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """The data start's means for the weights of ``sem`` from centred data ``X (n, p)``:
-    ``{"W": linear_start}`` for the linear SEM, ``relu_network_start`` of it for the MLP
-    (weights not named, e.g. biases, start at 0)."""
-    linear = linear_start(X, noise_variance)
+    ``{"W": linear_start}`` (along ``order``, by default the top-down order) for the linear
+    SEM, ``relu_network_start`` of it for the MLP (weights not named, e.g. biases, start at
+    0)."""
+    linear = linear_start(X, noise_variance, order=order)
     if sem == "mlp":
         return relu_network_start(linear, hidden_units, hidden_layers)
     return {"W": linear}
