@@ -277,3 +277,18 @@ def test_fit_warns_about_wrong_units_only_when_the_noise_variance_is_fixed():
         ProDAG(noise_variance="equal", **options).fit(X)
         ProDAG(standardize=True, noise_variance="estimate", **options).fit(X)
         ProDAG(standardize=True, **options).fit(X)  # unit noise on unit-variance columns
+
+
+def test_equal_tables_give_equal_fits_whatever_their_memory_layout():
+    from prodag import ProDAG, simulate
+
+    X = simulate.dataset(p=5, s=5, n=300, seed=3).X
+    layouts = {"C array": np.ascontiguousarray(X), "Fortran array": np.asfortranarray(X),
+               "DataFrame": pd.DataFrame(X, columns=[f"x{j}" for j in range(5)])}
+    for table in layouts.values():
+        data, _ = check_data(table)
+        assert data.flags["C_CONTIGUOUS"]
+    probabilities = [ProDAG(lam=2.0, max_epochs=5, n_samples=8, seed=0, progress=False)
+                     .fit(table).edge_probabilities(200) for table in layouts.values()]
+    for other in probabilities[1:]:
+        np.testing.assert_array_equal(other, probabilities[0])

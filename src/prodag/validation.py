@@ -46,7 +46,8 @@ def check_data(X, *, min_rows: int = 2) -> tuple[np.ndarray, list[str]]:
     Returns
     -------
     data : np.ndarray of shape (n, p), dtype float64
-        A fresh copy; the caller may modify it.
+        A fresh C-ordered copy; the caller may modify it. (One memory layout for every
+        input: sums over rows run in the same order, so equal tables give equal fits.)
     names : list of str, length p
         The DataFrame's column names as strings, else ``x0 .. x{p-1}``.
 
@@ -70,7 +71,7 @@ def check_data(X, *, min_rows: int = 2) -> tuple[np.ndarray, list[str]]:
         data = _numeric_array(array, names)
     _check_finite(data, names)
     _check_not_constant(data, names)
-    return data, names
+    return np.ascontiguousarray(data), names
 
 
 def _as_array(X) -> np.ndarray:
