@@ -226,6 +226,17 @@ def test_demo_scores_its_own_samples_against_both_consensus_graphs(tmp_path):
     assert "paper, ProDAG (18-edge)" in result.output and written["lam_used"] == 2.0
     assert "lam = 2" in result.output
     assert (tmp_path / "heatmap.png").stat().st_size > 10_000
+    intervened = int(sachs.interventions.any(axis=1).sum())
+    assert written["interventions"] is True and 0 < intervened < 7466
+    assert f"with the known targets of {intervened} intervened cells" in result.output
+
+
+def test_demo_can_treat_every_cell_as_observational(tmp_path):
+    result = invoke("demo", "--out", tmp_path, "--lam", 2, "--max-epochs", 2, "--n-samples", 4,
+                    "--no-interventions", "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "metrics.json").read_text())["interventions"] is False
+    assert "every cell as observational" in result.output
 
 
 def test_fit_passes_the_network_options_to_the_mlp(tmp_path):
