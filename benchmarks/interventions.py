@@ -1,16 +1,20 @@
 """Interventional data: the interventional likelihood against the observational one on the
-same rows.
+same rows, beside DiBS with the same targets.
 
-Linear ER, p = 20, s = 40: ``--n`` observational rows plus ``--rows-per-target`` rows under a
-perfect intervention on each of ``--targets`` random single variables
+ER, p = 20, s = 40 (``--p``, ``--s``), linear or MLP (``--sem``; the data and the fitted
+SEM): ``--n`` observational rows plus ``--rows-per-target`` rows under a perfect intervention
+on each of ``--targets`` random single variables
 (``prodag.simulate.dataset(..., interventions=...)``), datasets 0 … seeds-1. ProDAG
-(defaults, seed = dataset seed) is fitted on all rows twice: ``interventional`` with the
-known targets (``fit(X, interventions=mask)``), ``observational`` treating every row as
-observational. Each posterior (1000 samples) is scored with the four metrics and the
-expected calibration error. Prints mean ± standard error per variant and writes
-``benchmarks/results/interventions.json``.
+(defaults for the SEM, seed = dataset seed) is fitted on all rows twice: ``interventional``
+with the known targets (``fit(X, interventions=mask)``), ``observational`` treating every
+row as observational. With ``--peers``, DiBS and DiBS+ (``benchmarks.peers``) get the same
+rows and targets (DiBS's ``interv_mask``). Each posterior (1000 samples; DiBS: its particles)
+is scored with the four metrics and the expected calibration error. Prints mean ± standard
+error per variant and writes ``benchmarks/results/interventions[_<tag>].json``.
 
-Run: ``python -m benchmarks.interventions [--seeds 10]``.
+Run: ``python -m benchmarks.interventions [--seeds 10]``; the MLP row: ``python -m
+benchmarks.interventions --sem mlp --p 10 --s 20 --tag mlp_p10``; DiBS alone (8-15 min per
+dataset on a 2-core CPU): ``--peers --skip-prodag --tag dibs``.
 """
 
 from __future__ import annotations
@@ -29,25 +33,46 @@ N_DRAWS = 1000
 
 
 def run_one(args, seed: int) -> list[dict]:
-    from prodag import ProDAG, metrics, simulate
+    from prodag import ProDAG, simulate
 
-    data = simulate.dataset(args.p, args.s, args.n, seed=seed, interventions=args.targets,
-                            rows_per_target=args.rows_per_target)
+    data = simulate.dataset(args.p, args.s, args.n, sem=args.sem, seed=seed,
+                            interventions=args.targets, rows_per_target=args.rows_per_target)
     rows = []
     for variant, mask in (("interventional", data.interventions), ("observational", None)):
+        if args.skip_prodag:
+            break
         start = time.perf_counter()
-        estimator = ProDAG(seed=seed, progress=False).fit(data.X, interventions=mask)
+        estimator = ProDAG(sem=args.sem, seed=seed, progress=False).fit(data.X, interventions=mask)
         seconds = time.perf_counter() - start
-        samples = estimator.sample(N_DRAWS)
-        scores = metrics.evaluate(data.adjacency, samples)
-        rows.append({"variant": variant, "seed": seed, "seconds": seconds,
-                     "lam": estimator.lam_, **{k: float(v) for k, v in scores.items()},
-                     "ece": metrics.calibration_error(data.adjacency,
-                                                      metrics.edge_probabilities(samples))})
-        print(f"seed {seed} {variant:<14} " + " ".join(
-            f"{k}={rows[-1][k]:.2f}" for k in (*METRICS, "ece")) + f" {seconds:.1f}s",
-            flush=True)
+        rows.append(scored(variant, seed, seconds, estimator.sample(N_DRAWS), data.adjacency,
+                           lam=estimator.lam_))
+    if args.peers:
+        from .peers import dibs_particles, systematic_resample
+
+        start = time.perf_counter()
+        graphs, weights = dibs_particles(data.X, seed, sem=args.sem,
+                                         interventions=data.interventions)
+        seconds = time.perf_counter() - start
+        rows.append(scored("DiBS (interventional)", seed, seconds, graphs, data.adjacency))
+        rows.append(scored("DiBS+ (interventional)", seed, seconds,
+                           systematic_resample(graphs, weights, N_DRAWS, seed=seed),
+                           data.adjacency))
     return rows
+
+
+def scored(variant: str, seed: int, seconds: float, samples: np.ndarray, truth: np.ndarray,
+           **extra) -> dict:
+    """One result row: the four metrics and the calibration error of ``samples (L, p, p)``
+    against ``truth (p, p)``, printed as it comes."""
+    from prodag import metrics
+
+    scores = metrics.evaluate(truth, samples)
+    row = {"variant": variant, "seed": seed, "seconds": seconds, **extra,
+           **{k: float(v) for k, v in scores.items()},
+           "ece": metrics.calibration_error(truth, metrics.edge_probabilities(samples))}
+    print(f"seed {seed} {variant:<22} " + " ".join(
+        f"{k}={row[k]:.2f}" for k in (*METRICS, "ece")) + f" {seconds:.1f}s", flush=True)
+    return row
 
 
 def summarize(rows: list[dict]) -> dict:
@@ -70,15 +95,22 @@ def main(argv=None) -> None:
     parser.add_argument("--targets", type=int, default=10)
     parser.add_argument("--rows-per-target", type=int, default=10)
     parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--sem", default="linear", choices=("linear", "mlp"))
+    parser.add_argument("--tag", default=None, help="results file suffix")
+    parser.add_argument("--peers", action="store_true",
+                        help="also DiBS and DiBS+ with the same targets (dibs-lib; one SVGD "
+                             "run per dataset serves both)")
+    parser.add_argument("--skip-prodag", action="store_true",
+                        help="only the peers' rows (with --peers)")
     args = parser.parse_args(argv)
     rows = [row for seed in range(args.seeds) for row in run_one(args, seed)]
     table = summarize(rows)
     titles = {**METRICS, "ece": "ECE", "seconds": "fit s"}
-    print(f"{'variant':<14} " + " ".join(f"{titles[k]:>14}" for k in titles))
+    print(f"{'variant':<22} " + " ".join(f"{titles[k]:>14}" for k in titles))
     for variant, entry in table.items():
-        print(f"{variant:<14} " + " ".join(
+        print(f"{variant:<22} " + " ".join(
             f"{entry[k]['mean']:6.2f} ± {entry[k]['se']:4.2f}" for k in titles))
-    out = RESULTS_DIR / "interventions.json"
+    out = RESULTS_DIR / f"interventions{'_' + args.tag if args.tag else ''}.json"
     out.write_text(json.dumps({"settings": vars(args), "summary": table, "rows": rows},
                               indent=1) + "\n")
     print(f"wrote {out}")

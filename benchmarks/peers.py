@@ -215,21 +215,25 @@ _last_dibs_run: dict = {}
 
 
 def dibs_particles(X, seed=0, *, sem="linear", n_particles=DIBS_PARTICLES, steps=DIBS_STEPS,
-                   edges_per_node=DIBS_EDGES_PER_NODE) -> tuple[np.ndarray, np.ndarray]:
+                   edges_per_node=DIBS_EDGES_PER_NODE,
+                   interventions=None) -> tuple[np.ndarray, np.ndarray]:
     """Joint DiBS on ``X (n, p)``: particle graphs ``(n_particles, p, p)`` 0/1 and their
     DiBS+ mixture weights ``(n_particles,)`` (normalised unnormalised-posterior values).
 
+    ``interventions``: None, or the ``(n, p)`` bool mask of each row's intervened variables
+    (DiBS's ``interv_mask``: those entries leave the likelihood, as in ProDAG's).
     A call with the same data and settings as the one before returns that run's result."""
     X = np.ascontiguousarray(X, dtype=np.float64)
+    mask = None if interventions is None else np.ascontiguousarray(interventions, dtype=bool)
     key = (hashlib.sha256(X.tobytes()).hexdigest(), X.shape, seed, sem, n_particles, steps,
-           edges_per_node)
+           edges_per_node, None if mask is None else hashlib.sha256(mask.tobytes()).hexdigest())
     if _last_dibs_run.get("key") != key:
         _last_dibs_run.update(key=key, result=_run_dibs(X, seed, sem, n_particles, steps,
-                                                        edges_per_node))
+                                                        edges_per_node, mask))
     return _last_dibs_run["result"]
 
 
-def _run_dibs(X, seed, sem, n_particles, steps, edges_per_node):
+def _run_dibs(X, seed, sem, n_particles, steps, edges_per_node, mask=None):
     _require("dibs")
     import jax
     from dibs.inference import JointDiBS
@@ -242,6 +246,7 @@ def _run_dibs(X, seed, sem, n_particles, steps, edges_per_node):
         likelihood = DenseNonlinearGaussian(n_vars=p, hidden_layers=[HIDDEN_UNITS],
                                             obs_noise=1.0, activation="relu")
     model = JointDiBS(x=jax.numpy.asarray(X),
+                      interv_mask=None if mask is None else jax.numpy.asarray(mask, int),
                       graph_model=ErdosReniDAGDistribution(p, n_edges_per_node=edges_per_node),
                       likelihood_model=likelihood)
     graphs, thetas = model.sample(key=jax.random.PRNGKey(seed), n_particles=n_particles,
@@ -256,7 +261,8 @@ def _dibs_settings(quick: bool) -> dict:
 
 
 def fit_dibs(X, X_val=None, seed=0, *, sem="linear", quick=False, **settings) -> np.ndarray:
-    """DiBS: the particle graphs, equally weighted, ``(n_particles, p, p)``."""
+    """DiBS: the particle graphs, equally weighted, ``(n_particles, p, p)`` (``settings``:
+    those of ``dibs_particles``, e.g. ``interventions``)."""
     graphs, _ = dibs_particles(X, seed, sem=sem, **(_dibs_settings(quick) | settings))
     return graphs
 

@@ -72,8 +72,8 @@ def test_dagma_recovers_an_easy_chain():
 def test_dibs_plus_reuses_the_dibs_run_on_the_same_data(monkeypatch):
     runs = []
 
-    def fake_run(X, seed, sem, n_particles, steps, edges_per_node):
-        runs.append(seed)
+    def fake_run(X, seed, sem, n_particles, steps, edges_per_node, mask=None):
+        runs.append(seed if mask is None else (seed, int(mask.sum())))
         graphs = np.zeros((n_particles, X.shape[1], X.shape[1]), dtype=np.int64)
         return graphs, np.full(n_particles, 1.0 / n_particles)
 
@@ -86,3 +86,29 @@ def test_dibs_plus_reuses_the_dibs_run_on_the_same_data(monkeypatch):
     peers.fit_dibs(X, None, 1)
     peers.fit_dibs(X + 1.0, None, 1)
     assert runs == [0, 1, 1]
+    targets = np.zeros((20, 4), dtype=bool)
+    targets[:5, 2] = True
+    peers.fit_dibs(X + 1.0, None, 1, interventions=targets)
+    peers.fit_dibs_plus(X + 1.0, None, 1, interventions=targets)
+    assert runs == [0, 1, 1, (1, 5)]
+
+
+@pytest.mark.skipif(not peers.is_available("dibs"), reason="dibs-lib not installed")
+def test_dibs_leaves_the_intervened_entries_out_of_its_likelihood():
+    from dibs.models import LinearGaussian
+    import jax.numpy as jnp
+
+    # The check behind peers' interventions: DiBS's interv_mask drops exactly the masked
+    # entries from the Gaussian log-likelihood, the perfect-intervention model of prodag.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    mask = np.zeros((30, 3), dtype=int)
+    mask[:10, 1] = 1
+    model = LinearGaussian(n_vars=3, obs_noise=1.0)
+    g = jnp.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])
+    theta = jnp.array([[0.0, 0.7, 0.0], [0.0, 0.0, -0.4], [0.0, 0.0, 0.0]])
+    full = float(model.log_likelihood(x=jnp.asarray(X), theta=theta, g=g,
+                                      interv_targets=jnp.asarray(mask)))
+    residual = X - X @ np.asarray(theta)
+    entries = -0.5 * (residual ** 2 + np.log(2 * np.pi))
+    np.testing.assert_allclose(full, entries[mask == 0].sum(), rtol=1e-5)
