@@ -103,16 +103,18 @@ def main(argv=None) -> None:
     parser.add_argument("--skip-prodag", action="store_true",
                         help="only the peers' rows (with --peers)")
     args = parser.parse_args(argv)
-    rows = [row for seed in range(args.seeds) for row in run_one(args, seed)]
-    table = summarize(rows)
+    out = RESULTS_DIR / f"interventions{'_' + args.tag if args.tag else ''}.json"
+    rows = []
+    for seed in range(args.seeds):  # the file is rewritten after every dataset
+        rows += run_one(args, seed)
+        table = summarize(rows)
+        out.write_text(json.dumps({"settings": vars(args), "summary": table, "rows": rows},
+                                  indent=1) + "\n")
     titles = {**METRICS, "ece": "ECE", "seconds": "fit s"}
     print(f"{'variant':<22} " + " ".join(f"{titles[k]:>14}" for k in titles))
     for variant, entry in table.items():
         print(f"{variant:<22} " + " ".join(
             f"{entry[k]['mean']:6.2f} ± {entry[k]['se']:4.2f}" for k in titles))
-    out = RESULTS_DIR / f"interventions{'_' + args.tag if args.tag else ''}.json"
-    out.write_text(json.dumps({"settings": vars(args), "summary": table, "rows": rows},
-                              indent=1) + "\n")
     print(f"wrote {out}")
 
 
