@@ -74,8 +74,11 @@ NOTES = {
                   "the two best radii from 3), run 2026-11-24 before the mixture posterior "
                   "(which changes the sampling of a fit, not its cost); n = 100 seeds 0-7 and "
                   "n = 1000 seeds 0-3 shared the 2-core CPU with test runs (102-103 s per fit "
-                  "alone at n = 100, 123-148 s at n = 1000). DAGMA not run yet (its 10-λ grid "
-                  "at p = 100 was not timed on this CPU).",
+                  "alone at n = 100, 123-148 s at n = 1000). DAGMA (dagma 1.1.1, torch 2.13 CPU; "
+                  "its 10-λ grid, the best by the validation rows): run 2026-11-24 with one "
+                  "BLAS thread (`OMP_NUM_THREADS=1`) while other jobs used the second core, "
+                  "163-318 s per fit at n = 100 and 177-271 s at n = 1000; it beats ProDAG on "
+                  "Brier, E-SHD and E-F1 at both sizes, ProDAG has the higher AUROC at n = 1000.",
     "nonlinear-10-n100": "**ProDAG**: prodag's defaults for `sem=\"mlp\"` (10 hidden ReLU units "
                          "with biases, the paper's network; λ by the ELBO, one start per "
                          "radius); **ProDAG (2 units, no bias)**: `hidden_units=2, bias=False` "
