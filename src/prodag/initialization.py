@@ -114,12 +114,11 @@ def relu_network_start(linear: np.ndarray, hidden_units: int,
 
 
 def start_means(X: np.ndarray, noise_variance: np.ndarray, sem: str, hidden_units: int = 10,
-                hidden_layers: int = 1, order: np.ndarray | None = None) -> dict[str, np.ndarray]:
+                hidden_layers: int = 1) -> dict[str, np.ndarray]:
     """The data start's means for the weights of ``sem`` from centred data ``X (n, p)``:
-    ``{"W": linear_start}`` (along ``order``, by default the top-down order) for the linear
-    SEM, ``relu_network_start`` of it for the MLP (weights not named, e.g. biases, start at
-    0)."""
-    linear = linear_start(X, noise_variance, order=order)
+    ``{"W": linear_start}`` for the linear SEM, ``relu_network_start`` of it for the MLP
+    (weights not named, e.g. biases, start at 0)."""
+    linear = linear_start(X, noise_variance)
     if sem == "mlp":
         return relu_network_start(linear, hidden_units, hidden_layers)
     return {"W": linear}
