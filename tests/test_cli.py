@@ -229,13 +229,16 @@ def test_demo_scores_its_own_samples_against_both_consensus_graphs(tmp_path):
     intervened = int(sachs.interventions.any(axis=1).sum())
     assert written["interventions"] is True and 0 < intervened < 7466
     assert f"with the known targets of {intervened} intervened cells" in result.output
+    assert written["conditions"] is True and "one intercept per experimental condition" in \
+        result.output
 
 
 def test_demo_can_treat_every_cell_as_observational(tmp_path):
     result = invoke("demo", "--out", tmp_path, "--lam", 2, "--max-epochs", 2, "--n-samples", 4,
-                    "--no-interventions", "--no-progress")
+                    "--no-interventions", "--no-conditions", "--no-progress")
     assert result.exit_code == 0, result.output
-    assert json.loads((tmp_path / "metrics.json").read_text())["interventions"] is False
+    written = json.loads((tmp_path / "metrics.json").read_text())
+    assert written["interventions"] is False and written["conditions"] is False
     assert "every cell as observational" in result.output
 
 
@@ -353,3 +356,32 @@ def test_a_data_warning_is_one_warning_line(tmp_path):
     lines = [line for line in result.output.splitlines() if "noise variance is fixed" in line]
     assert len(lines) == 1 and lines[0].startswith("Warning: the noise variance is fixed at 1")
     assert "NoiseScaleWarning" not in result.output and "--noise-variance equal" in lines[0]
+
+
+def test_fit_reads_the_conditions_column_as_the_api_takes_conditions(tmp_path):
+    from prodag import ProDAG
+    from prodag.metrics import edge_probabilities
+
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(90)
+    frame = pd.DataFrame({"a": a, "b": 0.9 * a + 0.4 * rng.standard_normal(90)})
+    frame.loc[60:, "b"] = rng.standard_normal(30) + 3.0
+    frame["condition"] = np.repeat(["base", "stim", "drug"], 30)
+    frame["target"] = [""] * 60 + ["b"] * 30
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    result = invoke("fit", tmp_path / "data.csv", "--interventions", "target", "--conditions",
+                    "condition", "--intervention-kind", "activity", "--lam", "2",
+                    "--max-epochs", "10", "--seed", "0", "--no-progress", "--out",
+                    tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["p"] == 2 and summary["conditions"] == ["base", "stim", "drug"]
+    written = pd.read_csv(tmp_path / "out" / "edge_probabilities.csv", index_col=0)
+    api = ProDAG(lam=2.0, max_epochs=10, seed=0, intervention_kind="activity",
+                 progress=False).fit(frame[["a", "b"]], interventions=frame["target"],
+                                     conditions=frame["condition"])
+    np.testing.assert_allclose(written.to_numpy(), edge_probabilities(api.sample(1000)),
+                               atol=1e-12)
+    missing = invoke("fit", tmp_path / "data.csv", "--conditions", "batch", "--out",
+                     tmp_path / "out2")
+    assert_one_line_error(missing, "--conditions batch", "not a column")

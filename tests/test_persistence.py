@@ -82,11 +82,26 @@ def _negative_lam(arrays, metadata):
     (_set("metadata", "seed_", "zero"), "seed_"),
     (_set("arrays", "arrays/mixture_weights_", np.array([0.5, 0.5])), "per component"),
     (_set("arrays", "arrays/mixture_weights_", np.array([0.9])), "sum to 1"),
+    (_set("metadata", "conditions_", ["x", "x"]), "distinct condition labels"),
+    (_set("metadata", "conditions_", ["x", "y"]), "'condition_means_' is missing"),
+    (_set("arrays", "arrays/condition_means_", np.zeros((2, 3))), "but no 'conditions_'"),
 ])
 def test_tampered_metadata_or_arrays_are_rejected(saved, tmp_path, change, message):
     path = _tampered(saved, tmp_path, change)
     with pytest.raises(ModelFileError, match=message):
         ProDAG.load(path)
+
+
+def _as_version_2(arrays, metadata):
+    """The file as the previous format wrote it: no conditions, no intervention_kind."""
+    metadata["format_version"] = 2
+    del metadata["conditions_"], metadata["params"]["intervention_kind"]
+
+
+def test_a_version_2_file_loads_as_fitted_without_conditions(saved, tmp_path):
+    loaded = ProDAG.load(_tampered(saved, tmp_path, _as_version_2))
+    assert loaded.conditions_ is None and loaded.intervention_kind == "do"
+    np.testing.assert_array_equal(loaded.sample(5, seed=0), ProDAG.load(saved).sample(5, seed=0))
 
 
 def test_a_npy_file_is_rejected(tmp_path):

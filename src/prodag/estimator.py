@@ -118,6 +118,13 @@ class ProDAG(ParameterProtocol):
         with columns ``variable`` and ``tier`` also works).
     forbid_within_tiers : bool
         Also forbid edges between variables of the same tier.
+    intervention_kind : {"do", "activity"}
+        What an intervened variable passes on to its children (``prodag.interventions``):
+        ``"do"``, its measured value (a perfect intervention, as the simulator makes);
+        ``"activity"``, nothing that varies within the condition (the intervention set an
+        unmeasured activity, as a drug does; the measured value is a read-out). With
+        ``"activity"``, every distinct set of targets is a condition unless ``conditions``
+        are given to ``fit``.
     mix_radii : bool
         With ``lam=None`` and ``select_by="elbo"``, the posterior mixes every fit of the λ
         path (each with its radius), not only the starts at the chosen radius; the weights
@@ -139,7 +146,8 @@ class ProDAG(ParameterProtocol):
     scores, or None), ``columns_``, ``n_features_in_``, ``knowledge_`` (the checked
     ``prodag.knowledge.Knowledge`` or None), ``history_`` (objective per epoch of the first
     component), ``objective_`` (its low-noise negative ELBO per row), ``n_restarts_``,
-    ``mean_``, ``scale_``, ``noise_variance_`` (each ``(p,)``), ``seed_``.
+    ``mean_``, ``scale_``, ``noise_variance_`` (each ``(p,)``), ``seed_``, ``conditions_``
+    (the condition labels, or None) and ``condition_means_`` (``(G, p)``, or None).
     """
 
     def __init__(self, sem="linear", lam=None, n_samples=100, max_epochs=1000, patience=5,
@@ -149,8 +157,8 @@ class ProDAG(ParameterProtocol):
                  n_lambdas=10, select_by="elbo", init="auto", n_restarts=None,
                  validation_fraction=selection.VALIDATION_FRACTION,
                  steps_per_epoch=10, min_delta=1e-3, forbidden=None, required=None,
-                 tiers=None, forbid_within_tiers=False, mix_radii=False,
-                 standardize=False, seed=None, progress=True):
+                 tiers=None, forbid_within_tiers=False, intervention_kind="do",
+                 mix_radii=False, standardize=False, seed=None, progress=True):
         arguments = dict(locals())
         del arguments["self"]
         for name, value in arguments.items():
@@ -158,7 +166,7 @@ class ProDAG(ParameterProtocol):
 
     # ---- fitting ------------------------------------------------------------------------
 
-    def fit(self, X, y=None, X_val=None, interventions=None) -> "ProDAG":
+    def fit(self, X, y=None, X_val=None, interventions=None, conditions=None) -> "ProDAG":
         """Learn the posterior from ``X`` (an ``(n, p)`` array or DataFrame); returns ``self``.
 
         ``y`` is ignored (scikit-learn convention). ``X_val``: optional held-out rows with the
@@ -167,7 +175,10 @@ class ProDAG(ParameterProtocol):
         do not use ``X_val`` and warn when it is given. ``interventions``: the known targets of
         each row, a boolean ``(n, p)`` mask or one entry per row naming them (``""``,
         ``"akt"``, ``"pkc;akt"``); an intervened variable's equation is left out of that
-        row's likelihood (``prodag.interventions``).
+        row's likelihood (``prodag.interventions``; ``intervention_kind`` says what it passes on
+        to its children). ``conditions``: one label per row naming its experimental condition;
+        every condition gets its own intercept for every variable (the data are centred
+        within each condition), so a condition's shift of the baselines is not read as edges.
         """
         self._check_params()
         data, columns = validation.check_data(X)
@@ -178,17 +189,27 @@ class ProDAG(ParameterProtocol):
             if self.lam is not None or self.select_by != "validation":
                 warnings.warn("X_val is used only to choose lam with select_by='validation'; "
                               "it is ignored here.", UserWarning, stacklevel=2)
-        observed = (None if interventions is None else
-                    ~interventions_module.intervention_mask(interventions, columns, n))
-        if observed is not None and X_val is not None:
-            raise ValueError("X_val cannot be combined with interventions: choose lam by the "
-                             "ELBO (select_by='elbo') or let ProDAG split its own validation "
-                             "rows.")
+        mask = (None if interventions is None else
+                interventions_module.intervention_mask(interventions, columns, n))
+        observed = None if mask is None else ~mask
+        groups = interventions_module.condition_groups(conditions, mask, self.intervention_kind,
+                                                       n)
+        if (mask is not None or conditions is not None) and X_val is not None:
+            raise ValueError("X_val cannot be combined with interventions or conditions: "
+                             "choose lam by the ELBO (select_by='elbo') or let ProDAG split "
+                             "its own validation rows.")
+        self.conditions_, self.condition_means_ = None, None
+        if groups is not None:
+            data, self.condition_means_ = interventions_module.centre_within(data, groups)
+            self.conditions_ = interventions_module.condition_labels(conditions, mask, groups,
+                                                                     columns)
         self.columns_, self.n_features_in_ = columns, p
         self.knowledge_ = Knowledge.create(columns, self.forbidden, self.required, self.tiers,
                                            self.forbid_within_tiers)
         self.seed_ = int(self.seed if self.seed is not None
                          else np.random.SeedSequence().entropy % (2 ** 31))
+        if self.intervention_kind == "activity" and mask is not None:
+            data = interventions_module.hide_intervened(data, mask)
         self.mean_ = data.mean(axis=0)
         self.scale_ = data.std(axis=0) if self.standardize else np.ones(p)
         Z = (data - self.mean_) / self.scale_
@@ -247,6 +268,8 @@ class ProDAG(ParameterProtocol):
         for name, choices in (("sem", SEM_NAMES), ("projection", METHODS),
                               ("select_by", selection.CRITERIA), ("init", INITS)):
             validation.check_choice(name, getattr(self, name), choices)
+        validation.check_choice("intervention_kind", self.intervention_kind,
+                                interventions_module.INTERVENTION_KINDS)
         if self.sem == "mlp":
             from prodag.models.mlp import EDGE_MODELS
 
@@ -396,14 +419,38 @@ class ProDAG(ParameterProtocol):
                            probability=float(probabilities[j, k]), weight=float(weights[j, k]))
         return graph
 
-    def predict(self, X, n_samples: int = 100, seed=None) -> np.ndarray:
-        """Posterior mean of each variable given the others, ``(n, p)``, in data units."""
+    def predict(self, X, n_samples: int = 100, seed=None, conditions=None) -> np.ndarray:
+        """Posterior mean of each variable given the others, ``(n, p)``, in data units.
+
+        A model fitted with conditions needs each row's condition (one of ``conditions_``):
+        its intercepts are those of that condition."""
         self._check_fitted()
         data = validation.check_rows("X", X, self.n_features_in_)
+        offsets = self._condition_offsets(conditions, len(data))
         weights = jax.tree.map(jnp.asarray, self._draw(n_samples, seed)[0])
-        Z = jnp.asarray((data - self.mean_) / self.scale_, self._dtype())
+        Z = jnp.asarray((data - offsets - self.mean_) / self.scale_, self._dtype())
         mean = np.asarray(jnp.mean(self._config().model().predict_mean(weights, Z), axis=0))
-        return mean * self.scale_ + self.mean_
+        return mean * self.scale_ + self.mean_ + offsets
+
+    def _condition_offsets(self, conditions, n: int) -> np.ndarray | float:
+        """The fitted condition means of each of ``n`` rows ``(n, p)`` (0 without conditions)."""
+        if self.conditions_ is None:
+            if conditions is not None:
+                raise ValueError("this model was fitted without conditions; predict takes "
+                                 "none.")
+            return 0.0
+        if conditions is None:
+            raise ValueError("this model was fitted with one intercept per condition: give "
+                             "predict each row's condition, one of "
+                             f"{', '.join(map(repr, self.conditions_))}.")
+        labels = np.asarray(pd.Series(np.asarray(conditions, dtype=object).reshape(-1))
+                            .astype(str))
+        unknown = sorted(set(labels) - set(self.conditions_))
+        if len(labels) != n or unknown:
+            raise ValueError(f"conditions must name one fitted condition per row ({n} rows; "
+                             f"fitted: {', '.join(map(repr, self.conditions_))}); got "
+                             f"{len(labels)} labels" + (f", unknown {unknown}" if unknown else ""))
+        return self.condition_means_[[self.conditions_.index(label) for label in labels]]
 
     # ---- persistence --------------------------------------------------------------------
 

@@ -9,9 +9,23 @@ mask (``True``: variable k was intervened on in row i) from
   ``"akt"``, or several joined by ``;`` (``"pkc;akt"``).
 
 In a row where k is intervened, k's structural equation is left out of the likelihood (its
-value is set from outside; it still acts as a parent of the others), for the linear and the
-MLP SEM; the projected prior and the variational family do not change. Intervened values get
-no model of their own: they are conditioned on, not explained.
+value is set from outside), for the linear and the MLP SEM; the projected prior and the
+variational family do not change. Intervened values get no model of their own: they are
+conditioned on, not explained. What the intervened variable passes on to its children depends
+on the kind of intervention (``INTERVENTION_KINDS``):
+
+* ``"do"``: the measured value is the value set from outside, and the children respond to it
+  (a perfect intervention on the measured quantity, as in ``prodag.simulate``);
+* ``"activity"``: the intervention sets an unmeasured activity of k (as an inhibiting or
+  activating drug acts on a protein's activity, not on its measured phosphorylation): the
+  measured value is a read-out, and the children see one constant level per condition, taken
+  up by the condition intercepts (``hide_intervened``).
+
+Experimental conditions (``condition_groups``): every condition has its own intercept for
+every variable, so that a condition's shift of the baselines (a stimulation applied to every
+cell of it) is not read as edges. For the linear SEM, profiling out these intercepts is exactly
+centring each variable within each condition (``centre_within``); for the MLP it is the same
+preprocessing, an approximation.
 
 Errors (``DataError``): a mask of the wrong shape, unknown variable names, a variable
 intervened on in every row (its parents could not be learned). With no purely observational
@@ -29,6 +43,7 @@ import pandas as pd
 from prodag.validation import DataError
 
 SEPARATOR = ";"
+INTERVENTION_KINDS = ("do", "activity")
 
 
 def intervention_mask(interventions, columns: Sequence[str], n: int) -> np.ndarray:
@@ -98,3 +113,55 @@ def _check(mask: np.ndarray, names: list[str]) -> None:
         warnings.warn("every row has an intervention target: there are no purely "
                       "observational rows (each variable's equation is still learned from the "
                       "rows where it is not intervened on).", UserWarning, stacklevel=3)
+
+
+def condition_groups(conditions, mask: np.ndarray | None, kind: str, n: int) -> np.ndarray | None:
+    """The condition of every row as integer codes ``(n,)``, or None for one condition.
+
+    ``conditions``: one label per row (any hashable values; a pandas Series or sequence). When
+    it is None, the rows form one condition, except with ``kind="activity"``, where each
+    distinct set of targets of ``mask (n, p)`` is a condition (the hidden activity level is
+    one constant per set)."""
+    if conditions is None:
+        if kind != "activity" or mask is None:
+            return None
+        return np.unique(mask, axis=0, return_inverse=True)[1].reshape(n)
+    labels = pd.Series(conditions.to_numpy() if isinstance(conditions, pd.Series) else
+                       np.asarray(conditions, dtype=object).reshape(-1))
+    if len(labels) != n:
+        raise DataError(f"conditions name {len(labels)} rows; the data have {n}")
+    if labels.isna().any():
+        raise DataError(f"conditions are missing for {int(labels.isna().sum())} row(s); give "
+                        "every row a condition label")
+    codes, uniques = pd.factorize(labels.astype(str))
+    sizes = np.bincount(codes)
+    if sizes.min() < 2:
+        raise DataError(f"condition {uniques[int(np.argmin(sizes))]!r} has a single row: a "
+                        "condition needs at least two rows for its own intercepts")
+    return codes
+
+
+def centre_within(data: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``data (n, p)`` centred within each group of ``groups (n,)`` (integer codes
+    0 … G-1), and the group means ``(G, p)``."""
+    means = np.stack([data[groups == g].mean(axis=0) for g in range(groups.max() + 1)])
+    return data - means[groups], means
+
+
+def hide_intervened(Z: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``Z (n, p)`` (centred within conditions) with every intervened entry set to 0, the
+    condition's level: under ``kind="activity"`` the children of an intervened variable see
+    no within-condition variation of it. Its own equation is left out of those rows anyway."""
+    return np.where(mask, 0.0, Z)
+
+
+def condition_labels(conditions, mask: np.ndarray | None, groups: np.ndarray,
+                     columns: Sequence[str]) -> list[str]:
+    """The label of each condition code of ``groups (n,)``: the given ``conditions`` as
+    strings, or, for conditions made from the targets of ``mask (n, p)``, the targets joined
+    by ``;`` (``""``: none)."""
+    first = [int(np.flatnonzero(groups == g)[0]) for g in range(groups.max() + 1)]
+    if conditions is not None:
+        labels = np.asarray(conditions, dtype=object).reshape(-1)
+        return [str(labels[i]) for i in first]
+    return [SEPARATOR.join(str(columns[k]) for k in np.flatnonzero(mask[i])) for i in first]

@@ -21,9 +21,12 @@ import numpy as np
 from prodag.inference import Params
 from prodag.variational import VariationalParams
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """Version 2: the mixture posterior (components ``params/<k>/...``, ``mixture_weights_``) and
-the prior knowledge parameters."""
+the prior knowledge parameters. Version 3: the experimental conditions (``conditions_`` and
+the array ``condition_means_``) and the parameter ``intervention_kind``; version 2 files load
+as fitted without conditions, with ``intervention_kind="do"``."""
+READABLE_VERSIONS = (2, 3)
 FITTED_ARRAYS = ("mean_", "scale_", "history_", "noise_variance_", "mixture_weights_",
                  "component_lams_")
 
@@ -63,11 +66,13 @@ def save(estimator, path) -> None:
     metadata = {"format_version": FORMAT_VERSION, "params": params,
                 "columns": list(estimator.columns_), "lam_": json_float(estimator.lam_),
                 "seed_": estimator.seed_, "lambda_path_": estimator.lambda_path_,
-                "objective_": estimator.objective_}
+                "objective_": estimator.objective_, "conditions_": estimator.conditions_}
     payload = {f"arrays/{name}": a for k, component in enumerate(estimator.components_)
                for name, a in params_to_arrays(component, f"params/{k}/").items()}
     payload.update({f"arrays/{name}": np.asarray(getattr(estimator, name))
                     for name in FITTED_ARRAYS})
+    if estimator.conditions_ is not None:
+        payload["arrays/condition_means_"] = np.asarray(estimator.condition_means_)
     payload["metadata"] = np.asarray(json.dumps(metadata))
     with open(path, "wb") as handle:
         np.savez_compressed(handle, **payload)
@@ -80,11 +85,13 @@ def load(cls, path):
     arrays, metadata = _read(Path(path))
     check = _Checker(path)
     check.that(isinstance(metadata, dict), "its metadata is not a JSON object")
-    check.that(metadata.get("format_version") == FORMAT_VERSION,
+    check.that(metadata.get("format_version") in READABLE_VERSIONS,
                f"it has format version {metadata.get('format_version')!r}; this prodag reads "
-               f"version {FORMAT_VERSION}")
+               f"versions {', '.join(map(str, READABLE_VERSIONS))}")
+    if metadata["format_version"] == 2:
+        metadata = _upgraded_from_version_2(metadata, check)
     known = {"format_version", "params", "columns", "lam_", "seed_", "lambda_path_",
-             "objective_"}
+             "objective_", "conditions_"}
     check.that(set(metadata) == known, f"its metadata fields are {sorted(metadata)}, expected "
                f"{sorted(known)}")
     estimator = _estimator(cls, metadata["params"], check)
@@ -113,6 +120,8 @@ def load(cls, path):
     estimator.components_, estimator.params_ = components, components[0]
     check.that(fitted["component_lams_"][0] == lam, "'component_lams_' must start with 'lam_'")
     estimator.knowledge_ = _knowledge(estimator, columns, check)
+    estimator.conditions_, estimator.condition_means_ = _conditions(
+        metadata["conditions_"], arrays, p, check)
     for name, value in fitted.items():
         setattr(estimator, name, value)
     estimator.n_restarts_ = estimator._resolved_restarts()
@@ -243,6 +252,25 @@ def _lambda_path(path, estimator, lam: float, check: _Checker) -> dict | None:
     return path
 
 
+def _upgraded_from_version_2(metadata: dict, check: _Checker) -> dict:
+    """Version 2 metadata as version 3: no conditions, ``intervention_kind="do"``."""
+    check.that(isinstance(metadata.get("params"), dict), "'params' is not a JSON object")
+    return {**metadata, "format_version": 3, "conditions_": None,
+            "params": {"intervention_kind": "do", **metadata["params"]}}
+
+
+def _conditions(labels, arrays: dict, p: int, check: _Checker):
+    """``(conditions_, condition_means_)``: both None, or distinct labels and ``(G, p)``."""
+    if labels is None:
+        check.that("condition_means_" not in arrays,
+                   "it has 'condition_means_' but no 'conditions_'")
+        return None, None
+    check.that(isinstance(labels, list) and len(labels) >= 1
+               and all(isinstance(c, str) for c in labels) and len(set(labels)) == len(labels),
+               "'conditions_' must be null or a list of distinct condition labels")
+    return list(labels), check.array(arrays, "condition_means_", (len(labels), p))
+
+
 def _knowledge(estimator, columns: list[str], check: _Checker):
     from prodag.knowledge import Knowledge, KnowledgeError
 
@@ -279,7 +307,8 @@ def _components(arrays: dict, estimator, p: int, k: int, check: _Checker) -> lis
 
 
 def _fitted_arrays(arrays: dict, estimator, p: int, check: _Checker) -> dict[str, np.ndarray]:
-    extra = set(arrays) - set(FITTED_ARRAYS) - {n for n in arrays if n.startswith("params/")}
+    extra = (set(arrays) - set(FITTED_ARRAYS) - {"condition_means_"}
+             - {n for n in arrays if n.startswith("params/")})
     check.that(not extra, f"it has unexpected arrays {sorted(extra)}")
     history = arrays.get("history_", np.zeros((0, 0)))
     check.that(history.ndim == 1 and 1 <= history.shape[0] <= estimator.max_epochs,

@@ -166,3 +166,19 @@ def split_interventions(frame: pd.DataFrame, interventions: str | None, *, sep: 
         raise DataError(f"--interventions {path} has {len(table)} rows; the data have "
                         f"{len(frame)}.")
     return frame, table
+
+
+def split_conditions(frame: pd.DataFrame, conditions: str | None):
+    """``(variables, labels)``: with ``conditions`` the name of a column of ``frame``, the
+    frame without it and that column as strings (each row's condition); with None,
+    ``(frame, None)``."""
+    if conditions is None:
+        return frame, None
+    if conditions not in frame.columns:
+        raise DataError(f"--conditions {conditions}: not a column of the data "
+                        f"({', '.join(map(str, frame.columns))}).")
+    labels = frame[conditions]
+    if labels.isna().any():
+        raise DataError(f"--conditions {conditions}: {int(labels.isna().sum())} row(s) have no "
+                        "condition; give every row one.")
+    return frame.drop(columns=conditions), labels.astype(str).to_list()

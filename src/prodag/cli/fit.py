@@ -10,7 +10,7 @@ import typer
 from prodag.cli import options as o
 from prodag.cli.errors import friendly_errors
 from prodag.cli.files import (log_transform, parse_sep, prepare_out, read_table,
-                              split_interventions)
+                              split_conditions, split_interventions)
 from prodag.cli.results import (RESULT_FILES, echo_done, fit_posterior, lam_used, write_json,
                                 write_results)
 from prodag.cli.tables import print_edges, ranked_edges
@@ -42,6 +42,8 @@ def fit(
     prune: o.PruneOption = o.API["prune"],
     noise_variance: o.NoiseVarianceOption = o.noise_variance_text(o.API["noise_variance"]),
     interventions: o.InterventionsOption = None,
+    intervention_kind: o.InterventionKindOption = o.InterventionKind(o.API["intervention_kind"]),
+    conditions: o.ConditionsOption = None,
     forbid: o.ForbidOption = None,
     require: o.RequireOption = None,
     tiers: o.TiersOption = None,
@@ -69,6 +71,7 @@ def fit(
     noise = o.parse_noise_variance(noise_variance)
     frame = read_table(data, sep=parse_sep(sep), header=header)
     frame, targets = split_interventions(frame, interventions, sep=parse_sep(sep))
+    frame, labels = split_conditions(frame, conditions)
     if log_transform_data:
         frame = log_transform(frame)
     variables = [str(name) for name in frame.columns]
@@ -78,11 +81,13 @@ def fit(
                 "n_samples": n_samples, "max_epochs": max_epochs, "seed": seed,
                 "projection": projection.value, "standardize": standardize, "prune": prune,
                 "noise_variance": noise, "forbidden": forbid, "required": require, "tiers": tiers,
-                "forbid_within_tiers": forbid_within_tiers, "progress": progress}
+                "forbid_within_tiers": forbid_within_tiers,
+                "intervention_kind": intervention_kind.value, "progress": progress}
     model = "an MLP" if sem.value == "mlp" else "a linear"
     typer.echo(f"Fitting {model} ProDAG posterior to {data} ({len(frame)} rows, "
                f"{len(variables)} variables)...")
-    estimator, seconds = fit_posterior(frame, interventions=targets, **settings)
+    estimator, seconds = fit_posterior(frame, interventions=targets, conditions=labels,
+                                       **settings)
     results = write_results(estimator, variables, out, threshold=threshold, n_draws=n_draws)
     knowledge = estimator.knowledge_
     ranked = ranked_edges(results["probabilities"], variables, results["samples"],
@@ -91,7 +96,9 @@ def fit(
         "data": str(data), "n": len(frame), "p": len(variables), "variables": variables,
         "interventional_rows": 0 if targets is None else int(
             intervention_mask(targets, variables, len(frame)).any(axis=1).sum()),
-        "options": {**settings, "interventions": interventions, "lam": lam, "n_restarts": estimator.n_restarts_,
+        "conditions": estimator.conditions_,
+        "options": {**settings, "interventions": interventions, "conditions": conditions,
+                    "lam": lam, "n_restarts": estimator.n_restarts_,
                     "seed": estimator.seed_, "log_transform": log_transform_data,
                     "threshold": threshold, "n_draws": n_draws},
         "knowledge": None if knowledge is None else knowledge.as_names(variables),

@@ -15,6 +15,7 @@ import typer
 
 from prodag import simulate
 from prodag.estimator import NOISE_MODELS, ProDAG
+from prodag.interventions import INTERVENTION_KINDS
 from prodag.selection import CRITERIA
 from prodag.models import SEM_NAMES
 from prodag.projection import METHODS
@@ -30,6 +31,7 @@ Projection = choices("Projection", METHODS)
 SelectBy = choices("SelectBy", CRITERIA)
 GraphKind = choices("GraphKind", simulate.GRAPH_KINDS)
 Noise = choices("Noise", simulate.NOISES)
+InterventionKind = choices("InterventionKind", INTERVENTION_KINDS)
 
 API = {name: parameter.default for name, parameter in inspect.signature(ProDAG).parameters.items()}
 """The defaults of ``ProDAG(...)``: the command line's defaults for the same settings."""
@@ -80,6 +82,18 @@ InterventionsOption = Annotated[Optional[str], typer.Option(
          "is removed from the variables), or a CSV file of 0/1 with one column per variable "
          "and one row per row of DATA. An intervened variable's equation is left out of "
          "that row's likelihood.")]
+InterventionKindOption = Annotated[InterventionKind, typer.Option(
+    "--intervention-kind",
+    help="What an intervened variable passes on to its children: 'do', its measured value "
+         "(a perfect intervention on it, as 'prodag simulate' makes), or 'activity', nothing "
+         "that varies within the condition (a drug set an unmeasured activity; the measured "
+         "value is a read-out). With 'activity' every distinct set of targets is a condition "
+         "unless --conditions is given.")]
+ConditionsOption = Annotated[Optional[str], typer.Option(
+    "--conditions", metavar="COLUMN",
+    help="A column of DATA naming each row's experimental condition (removed from the "
+         "variables): every condition gets its own intercept for every variable, so a "
+         "condition's shift of the baselines is not read as edges.")]
 ForbidOption = Annotated[Optional[Path], typer.Option(
     "--forbid", metavar="FILE", help="CSV of edges no sample may contain: columns source, "
                                      "target (variable names).")]

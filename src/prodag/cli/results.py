@@ -16,14 +16,15 @@ RESULT_FILES = {"edge_probabilities": "edge_probabilities.csv", "samples": "samp
 """The files ``write_results`` writes into a results folder."""
 
 
-def fit_posterior(frame: pd.DataFrame, interventions=None, **settings):
+def fit_posterior(frame: pd.DataFrame, interventions=None, conditions=None, **settings):
     """A :class:`prodag.ProDAG` built from ``settings`` and fitted on ``frame`` (with the
-    known ``interventions``, if any), and the seconds the fit took."""
+    known ``interventions`` and the rows' ``conditions``, if any), and the seconds the fit
+    took."""
     from prodag import ProDAG
 
     estimator = ProDAG(**settings)
     start = time.perf_counter()
-    estimator.fit(frame, interventions=interventions)
+    estimator.fit(frame, interventions=interventions, conditions=conditions)
     return estimator, time.perf_counter() - start
 
 

@@ -1,0 +1,119 @@
+"""Experimental conditions and the kind of intervention (prodag.interventions): a free
+intercept per condition and variable, and targets whose measured value is a read-out
+(``intervention_kind="activity"``)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from prodag import ProDAG
+from prodag.interventions import centre_within, condition_groups
+from prodag.validation import DataError
+
+FAST = dict(lam=2.0, n_restarts=1, max_epochs=30, seed=0, progress=False)
+
+
+def chain_with_conditions(seed: int = 0, n_per: int = 60):
+    """a → b → c in three conditions of ``n_per`` rows; the last one intervenes on b."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(3 * n_per)
+    b = 0.9 * a + 0.5 * rng.standard_normal(3 * n_per)
+    b[2 * n_per:] = rng.standard_normal(n_per)
+    c = -0.8 * b + 0.5 * rng.standard_normal(3 * n_per)
+    X = pd.DataFrame({"a": a, "b": b, "c": c})
+    conditions = np.repeat(["base", "stim", "drug"], n_per)
+    targets = [""] * (2 * n_per) + ["b"] * n_per
+    return X, conditions, targets
+
+
+def test_condition_codes_from_labels_and_from_target_sets():
+    codes = condition_groups(["x", "y", "x", "y"], None, "do", 4)
+    assert codes.tolist() == [0, 1, 0, 1]
+    assert condition_groups(None, np.zeros((4, 2), bool), "do", 4) is None
+    mask = np.array([[0, 0], [1, 0], [0, 0], [1, 0]], bool)
+    by_targets = condition_groups(None, mask, "activity", 4)
+    assert by_targets[0] == by_targets[2] != by_targets[1] == by_targets[3]
+
+
+@pytest.mark.parametrize("conditions, match", [
+    (["x", "y", "x"], "conditions name 3 rows; the data have 4"),
+    (["x", None, "x", "y"], "missing for 1 row"),
+    (["x", "x", "x", "y"], "'y' has a single row"),
+])
+def test_bad_conditions_are_errors_that_say_what_is_wrong(conditions, match):
+    with pytest.raises(DataError, match=match):
+        condition_groups(conditions, None, "do", 4)
+
+
+def test_centring_within_conditions_leaves_each_condition_mean_zero():
+    rng = np.random.default_rng(1)
+    data = rng.standard_normal((9, 2)) + np.repeat([[0, 5], [10, -3], [2, 2]], 3, axis=0)
+    groups = np.repeat([0, 1, 2], 3)
+    centred, means = centre_within(data, groups)
+    for g in range(3):
+        np.testing.assert_allclose(centred[groups == g].mean(axis=0), 0, atol=1e-12)
+        np.testing.assert_allclose(means[g], data[groups == g].mean(axis=0))
+
+
+def test_a_shift_of_a_whole_condition_changes_nothing_with_conditions():
+    """Free intercepts per condition: adding any constant vector to one condition's rows
+    leaves the posterior unchanged; without conditions, the same shift changes it."""
+    X, conditions, _ = chain_with_conditions()
+    shifted = X.copy()
+    shifted.loc[conditions == "stim"] += [3.0, -2.0, 5.0]
+    with_conditions = [ProDAG(**FAST).fit(data, conditions=conditions).edge_probabilities()
+                       for data in (X, shifted)]
+    np.testing.assert_allclose(with_conditions[0], with_conditions[1], atol=1e-6)
+    pooled = [ProDAG(**FAST).fit(data).edge_probabilities() for data in (X, shifted)]
+    assert np.abs(pooled[0] - pooled[1]).max() > 0.1
+
+
+def test_activity_interventions_ignore_the_intervened_values():
+    """kind "activity": the measured value of an intervened variable is a read-out, so
+    replacing it changes nothing; with kind "do" it is data, and the fit changes."""
+    X, conditions, targets = chain_with_conditions()
+    scrambled = X.copy()
+    rows = np.flatnonzero(conditions == "drug")
+    scrambled.loc[rows, "b"] = np.random.default_rng(5).standard_normal(len(rows)) * 4 + 7
+    fits = {kind: [ProDAG(intervention_kind=kind, **FAST)
+                   .fit(data, interventions=targets, conditions=conditions)
+                   .edge_probabilities() for data in (X, scrambled)]
+            for kind in ("do", "activity")}
+    np.testing.assert_allclose(fits["activity"][0], fits["activity"][1], atol=1e-6)
+    assert np.abs(fits["do"][0] - fits["do"][1]).max() > 0.1
+
+
+def test_predict_adds_back_each_condition_intercept():
+    X, conditions, _ = chain_with_conditions()
+    shift = np.array([3.0, -2.0, 5.0])
+    shifted = X.copy()
+    shifted.loc[conditions == "stim"] += shift
+    fits = [ProDAG(**FAST).fit(data, conditions=conditions) for data in (X, shifted)]
+    assert fits[1].conditions_ == ["base", "stim", "drug"]
+    plain = fits[0].predict(X, seed=0, conditions=conditions)
+    moved = fits[1].predict(shifted, seed=0, conditions=conditions)
+    expected = plain + np.where((conditions == "stim")[:, None], shift, 0.0)
+    np.testing.assert_allclose(moved, expected, atol=1e-6)
+    with pytest.raises(ValueError, match="give predict each row's condition"):
+        fits[1].predict(X)
+    with pytest.raises(ValueError, match="unknown \\['other'\\]"):
+        fits[1].predict(X.iloc[:2], conditions=["base", "other"])
+
+
+def test_save_and_load_keep_the_conditions(tmp_path):
+    X, conditions, targets = chain_with_conditions()
+    fitted = ProDAG(intervention_kind="activity", **FAST).fit(X, interventions=targets,
+                                                               conditions=conditions)
+    fitted.save(tmp_path / "model.npz")
+    loaded = ProDAG.load(tmp_path / "model.npz")
+    assert loaded.conditions_ == fitted.conditions_
+    assert loaded.intervention_kind == "activity"
+    np.testing.assert_array_equal(loaded.condition_means_, fitted.condition_means_)
+    np.testing.assert_array_equal(loaded.predict(X, seed=1, conditions=conditions),
+                                  fitted.predict(X, seed=1, conditions=conditions))
+
+
+def test_an_unknown_intervention_kind_is_refused():
+    X, _, _ = chain_with_conditions()
+    with pytest.raises(ValueError, match="intervention_kind"):
+        ProDAG(intervention_kind="soft", progress=False).fit(X)
