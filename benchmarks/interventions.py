@@ -14,7 +14,8 @@ error per variant and writes ``benchmarks/results/interventions[_<tag>].json``.
 
 Run: ``python -m benchmarks.interventions [--seeds 10]``; the MLP row: ``python -m
 benchmarks.interventions --sem mlp --p 10 --s 20 --tag mlp_p10``; DiBS alone (8-15 min per
-dataset on a 2-core CPU): ``--peers --skip-prodag --tag dibs``.
+dataset on a 2-core CPU): ``--peers --skip-prodag --tag dibs``; ``--resume`` runs only the
+datasets missing from the results file.
 """
 
 from __future__ import annotations
@@ -102,10 +103,15 @@ def main(argv=None) -> None:
                              "run per dataset serves both)")
     parser.add_argument("--skip-prodag", action="store_true",
                         help="only the peers' rows (with --peers)")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the datasets already in the results file, run the others")
     args = parser.parse_args(argv)
     out = RESULTS_DIR / f"interventions{'_' + args.tag if args.tag else ''}.json"
-    rows = []
+    rows = json.loads(out.read_text())["rows"] if args.resume and out.exists() else []
+    done = {row["seed"] for row in rows}
     for seed in range(args.seeds):  # the file is rewritten after every dataset
+        if seed in done:
+            continue
         rows += run_one(args, seed)
         table = summarize(rows)
         out.write_text(json.dumps({"settings": vars(args), "summary": table, "rows": rows},

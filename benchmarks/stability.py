@@ -9,7 +9,8 @@ metrics and the expected calibration error are the mean over the two seeds.
 
 Data: ``--data linear`` (default) simulates linear ER datasets (``--p``, ``--s``, ``--n``,
 datasets 0 … seeds-1); ``--data sachs`` is the demo's pipeline on the bundled Sachs cells
-(log, standardised, ``prune=0.1``; one dataset, scored against the 17-edge DAG).
+(log, standardised, ``prune=0.1``, each cell's targets as activity interventions and one
+intercept per experimental condition; one dataset, scored against the 17-edge DAG).
 
 Prints one line per dataset and a summary, and writes
 ``benchmarks/results/stability_<data>[_<tag>].json``.
@@ -35,16 +36,18 @@ FIT_SEEDS = (0, 1)
 N_DRAWS = 1000
 
 
-def datasets(args) -> list[tuple[str, np.ndarray, np.ndarray, dict]]:
-    """``(name, X, truth, ProDAG options)`` of every dataset of the run."""
+def datasets(args) -> list[tuple[str, np.ndarray, np.ndarray, dict, dict]]:
+    """``(name, X, truth, ProDAG options, fit arguments)`` of every dataset of the run."""
     from prodag import datasets as bundled, simulate
 
     if args.data == "sachs":
         sachs = bundled.load_sachs()
         X = np.log(sachs.data[list(sachs.variables)].to_numpy())
-        return [("sachs", X, np.asarray(sachs.graph_dag), {"standardize": True, "prune": 0.1})]
+        return [("sachs", X, np.asarray(sachs.graph_dag),
+                 {"standardize": True, "prune": 0.1, "intervention_kind": "activity"},
+                 {"interventions": sachs.interventions, "conditions": sachs.conditions})]
     return [(f"dataset {seed}", (data := simulate.dataset(args.p, args.s, args.n, seed=seed)).X,
-             data.adjacency, {}) for seed in range(args.seeds)]
+             data.adjacency, {}, {}) for seed in range(args.seeds)]
 
 
 def posteriors(estimator) -> dict[str, np.ndarray]:
@@ -60,14 +63,14 @@ def posteriors(estimator) -> dict[str, np.ndarray]:
     return {"mixture": estimator.sample(N_DRAWS), "best fit": best}
 
 
-def compare(X, truth, options: dict) -> dict:
+def compare(X, truth, options: dict, fit_arguments: dict) -> dict:
     """Fit with both seeds; per posterior kind, ``|ΔP|`` and the mean metrics."""
     from prodag import ProDAG, metrics
 
     fits, draws = [], []
     for seed in FIT_SEEDS:
         start = time.perf_counter()
-        estimator = ProDAG(seed=seed, progress=False, **options).fit(X)
+        estimator = ProDAG(seed=seed, progress=False, **options).fit(X, **fit_arguments)
         fits.append({"seed": seed, "seconds": time.perf_counter() - start,
                      "lam": estimator.lam_, "weights": estimator.mixture_weights_.tolist()})
         draws.append(posteriors(estimator))
@@ -98,8 +101,8 @@ def main(argv=None) -> None:
     extra = {name: _parse_value(value) for name, _, value in
              (item.partition("=") for item in args.option)}
     rows = []
-    for name, X, truth, options in datasets(args):
-        row = {"dataset": name, **compare(X, truth, {**options, **extra})}
+    for name, X, truth, options, fit_arguments in datasets(args):
+        row = {"dataset": name, **compare(X, truth, {**options, **extra}, fit_arguments)}
         rows.append(row)
         print(f"{name}: " + "; ".join(
             f"{kind} max|dP|={row[kind]['max_dP']:.3f} mean|dP|={row[kind]['mean_dP']:.4f} "
