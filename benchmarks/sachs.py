@@ -29,7 +29,9 @@ method fits the other 6719 rows.
   as a held-out result.
 * Peers (DAGMA, DiBS, when installed and asked for with ``--method``) get the same rows;
   ``DAGMA (conditions)`` gets them centred within each experimental condition (the
-  intercepts per condition of the conditions row; DAGMA takes no targets).
+  intercepts per condition of the conditions row; DAGMA takes no targets);
+  ``DiBS (interventional)`` and ``DiBS+ (interventional)`` get the split's known targets as
+  DiBS's ``interv_mask`` (one SVGD run serves both).
 
 Both λ criteria prefer dense graphs on these data; ``docs/findings.md`` logs why, and the
 preprocessing, noise models and held-out conditions tried instead.
@@ -101,6 +103,33 @@ def centred_within_conditions(split: Split) -> SimpleNamespace:
                            X_val=centred(split.X_val, split.conditions_val))
 
 
+def interventional_dibs(split: Split, quick: bool = False) -> dict:
+    """``{label: fitter}`` of DiBS and DiBS+ with the split's targets (empty when dibs-lib is
+    not installed)."""
+    from . import peers
+
+    if not peers.is_available("dibs"):
+        return {}
+    settings = {"n_particles": 10, "steps": 300} if quick else {}
+
+    def particles():
+        return peers.dibs_particles(split.X, split.seed, interventions=split.targets,
+                                    **settings)
+
+    def dibs():
+        start = time.perf_counter()
+        graphs, _ = particles()
+        return graphs, time.perf_counter() - start
+
+    def dibs_plus():
+        start = time.perf_counter()
+        graphs, weights = particles()
+        return (peers.systematic_resample(graphs, weights, N_DRAWS, seed=split.seed),
+                time.perf_counter() - start)
+
+    return {"DiBS (interventional)": dibs, "DiBS+ (interventional)": dibs_plus}
+
+
 def fit_prodag(split: Split, lam: float | None, select_by: str = "elbo",
                quick: bool = False, interventional: bool = False,
                conditions: bool = False,
@@ -147,7 +176,8 @@ def run(seeds: Iterable[int] = range(10), quick: bool = False,
              f"ProDAG λ={FIXED_LAM:g}": functools.partial(fit, FIXED_LAM, quick=quick),
              **peer_fitters(rows_of_split, split, quick=quick),
              **{f"{name} (conditions)": fitter for name, fitter in peer_fitters(
-                 centred_within_conditions(rows_of_split), split, quick=quick).items()}},
+                 centred_within_conditions(rows_of_split), split, quick=quick).items()},
+             **interventional_dibs(rows_of_split, quick)},
             methods)
         jobs += jobs_of(fitters, {"split": split},
                         functools.partial(score_against_each, graphs, n=len(rows_of_split.X)))
