@@ -293,14 +293,21 @@ def fit_dibs_plus(X, X_val=None, seed=0, *, sem="linear", quick=False,
 _FITTERS = {"dagma": fit_dagma, "dibs": fit_dibs, "dibs+": fit_dibs_plus}
 
 
+DAGMA_LIBRARY_DEFAULTS = {"lambdas": [0.02], "fit_options": {"lambda2": 0.005}}
+"""DAGMA as its library fits by default (λ1 = 0.02, λ2 = 0.005, ``w_threshold`` = 0.3): no
+λ chosen on held-out rows."""
+
+
 def fit_peer(name: str, data, *, sem: str = "linear", seed: int = 0,
-             quick: bool = False) -> np.ndarray:
-    """Fit peer ``name`` on ``data`` (anything with ``X`` and ``X_val``): samples (L, p, p)."""
+             quick: bool = False, **options) -> np.ndarray:
+    """Fit peer ``name`` on ``data`` (anything with ``X`` and ``X_val``): samples (L, p, p).
+    ``options`` go to the peer's fitter (e.g. ``DAGMA_LIBRARY_DEFAULTS`` for DAGMA)."""
     _check_name(name)
-    return _FITTERS[name](data.X, data.X_val, seed, sem=sem, quick=quick)
+    return _FITTERS[name](data.X, data.X_val, seed, sem=sem, quick=quick, **options)
 
 
-def evaluate_peer(name: str, seeds, *, quick: bool = False, **dataset_settings) -> list[dict]:
+def evaluate_peer(name: str, seeds, *, quick: bool = False, peer_options: dict | None = None,
+                  **dataset_settings) -> list[dict]:
     """Fit peer ``name`` on ``prodag.simulate.dataset(**dataset_settings, seed=seed)`` for each
     seed and score it with ``prodag.metrics.evaluate``.
 
@@ -314,7 +321,8 @@ def evaluate_peer(name: str, seeds, *, quick: bool = False, **dataset_settings) 
     for seed in seeds:
         data = simulate.dataset(**dataset_settings, seed=seed)
         start = time.perf_counter()
-        samples = fit_peer(name, data, sem=data.sem, seed=seed, quick=quick)
+        samples = fit_peer(name, data, sem=data.sem, seed=seed, quick=quick,
+                           **(peer_options or {}))
         seconds = time.perf_counter() - start
         rows.append({"peer": name, "seed": seed, **dataset_settings, "seconds": seconds,
                      **metrics.evaluate(data.adjacency, samples)})
@@ -332,13 +340,22 @@ def main(argv=None) -> None:
     parser.add_argument("--noise", default="gaussian")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--library-defaults", action="store_true",
+                        help="DAGMA with its library's defaults (lambda1 0.02, lambda2 0.005, "
+                             "threshold 0.3) instead of lambda chosen on held-out rows")
+    parser.add_argument("--first-seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.library_defaults and args.peer != "dagma":
+        parser.error("--library-defaults applies to dagma only")
     if not is_available(args.peer):
         print(f"{args.peer} skipped: {install_command(args.peer)}")
         return
     settings = dict(p=args.p, s=args.s, n=args.n, graph=args.graph, sem=args.sem,
                     noise=args.noise)
-    rows = evaluate_peer(args.peer, range(args.seeds), quick=args.quick, **settings)
+    rows = evaluate_peer(args.peer, range(args.first_seed, args.first_seed + args.seeds),
+                         quick=args.quick,
+                         peer_options=DAGMA_LIBRARY_DEFAULTS if args.library_defaults else None,
+                         **settings)
     columns = ("seed", "seconds", *METRICS)
     print(f"{args.peer} on {settings}, quick={args.quick}, versions {versions()}")
     print(" | ".join(f"{c:>8}" for c in columns))
@@ -347,9 +364,11 @@ def main(argv=None) -> None:
     means = {c: float(np.mean([row[c] for row in rows])) for c in columns[1:]}
     print(" | ".join([f"{'mean':>8}"] + [f"{means[c]:8.2f}" for c in columns[1:]]))
     RESULTS_DIR.mkdir(exist_ok=True)
-    tag = f"{args.peer.replace('+', 'plus')}_{args.sem}_p{args.p}_n{args.n}"
+    tag = (f"{args.peer.replace('+', 'plus')}_{args.sem}_p{args.p}_n{args.n}"
+           + ("_library_defaults" if args.library_defaults else ""))
     out = RESULTS_DIR / f"peers_{tag}.json"
-    out.write_text(json.dumps({"settings": settings, "quick": args.quick, "versions": versions(),
+    out.write_text(json.dumps({"settings": settings, "quick": args.quick,
+                               "library_defaults": args.library_defaults, "versions": versions(),
                                "rows": rows, "mean": means}, indent=2))
     print(f"wrote {out}")
 
