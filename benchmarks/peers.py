@@ -307,12 +307,13 @@ def fit_peer(name: str, data, *, sem: str = "linear", seed: int = 0,
 
 
 def evaluate_peer(name: str, seeds, *, quick: bool = False, peer_options: dict | None = None,
-                  **dataset_settings) -> list[dict]:
+                  on_row=None, **dataset_settings) -> list[dict]:
     """Fit peer ``name`` on ``prodag.simulate.dataset(**dataset_settings, seed=seed)`` for each
     seed and score it with ``prodag.metrics.evaluate``.
 
     Returns one dict per seed: ``peer``, ``seed``, the dataset settings, ``seconds`` (the fit)
-    and the metrics ``brier``, ``eshd``, ``ef1`` (%), ``auroc`` (%).
+    and the metrics ``brier``, ``eshd``, ``ef1`` (%), ``auroc`` (%). ``on_row(rows)`` is
+    called with the rows so far after every seed (to print or save them as they come).
     """
     from prodag import metrics, simulate
 
@@ -326,6 +327,8 @@ def evaluate_peer(name: str, seeds, *, quick: bool = False, peer_options: dict |
         seconds = time.perf_counter() - start
         rows.append({"peer": name, "seed": seed, **dataset_settings, "seconds": seconds,
                      **metrics.evaluate(data.adjacency, samples)})
+        if on_row is not None:
+            on_row(rows)
     return rows
 
 
@@ -352,24 +355,31 @@ def main(argv=None) -> None:
         return
     settings = dict(p=args.p, s=args.s, n=args.n, graph=args.graph, sem=args.sem,
                     noise=args.noise)
-    rows = evaluate_peer(args.peer, range(args.first_seed, args.first_seed + args.seeds),
-                         quick=args.quick,
-                         peer_options=DAGMA_LIBRARY_DEFAULTS if args.library_defaults else None,
-                         **settings)
     columns = ("seed", "seconds", *METRICS)
-    print(f"{args.peer} on {settings}, quick={args.quick}, versions {versions()}")
-    print(" | ".join(f"{c:>8}" for c in columns))
-    for row in rows:
-        print(" | ".join(f"{row[c]:8.2f}" if c != "seed" else f"{row[c]:8d}" for c in columns))
-    means = {c: float(np.mean([row[c] for row in rows])) for c in columns[1:]}
-    print(" | ".join([f"{'mean':>8}"] + [f"{means[c]:8.2f}" for c in columns[1:]]))
     RESULTS_DIR.mkdir(exist_ok=True)
     tag = (f"{args.peer.replace('+', 'plus')}_{args.sem}_p{args.p}_n{args.n}"
            + ("_library_defaults" if args.library_defaults else ""))
     out = RESULTS_DIR / f"peers_{tag}.json"
-    out.write_text(json.dumps({"settings": settings, "quick": args.quick,
-                               "library_defaults": args.library_defaults, "versions": versions(),
-                               "rows": rows, "mean": means}, indent=2))
+    print(f"{args.peer} on {settings}, quick={args.quick}, versions {versions()}")
+    print(" | ".join(f"{c:>8}" for c in columns), flush=True)
+
+    def save(rows):  # the file is rewritten after every dataset
+        row = rows[-1]
+        print(" | ".join(f"{row[c]:8.2f}" if c != "seed" else f"{row[c]:8d}" for c in columns),
+              flush=True)
+        means = {c: float(np.mean([row[c] for row in rows])) for c in columns[1:]}
+        out.write_text(json.dumps({"settings": settings, "quick": args.quick,
+                                   "library_defaults": args.library_defaults,
+                                   "versions": versions(), "rows": rows, "mean": means},
+                                  indent=2))
+        return means
+
+    rows = evaluate_peer(args.peer, range(args.first_seed, args.first_seed + args.seeds),
+                         quick=args.quick,
+                         peer_options=DAGMA_LIBRARY_DEFAULTS if args.library_defaults else None,
+                         on_row=save, **settings)
+    means = {c: float(np.mean([row[c] for row in rows])) for c in columns[1:]}
+    print(" | ".join([f"{'mean':>8}"] + [f"{means[c]:8.2f}" for c in columns[1:]]))
     print(f"wrote {out}")
 
 
