@@ -94,10 +94,10 @@ class Split:
 def centred_within_conditions(split: Split) -> SimpleNamespace:
     """The split's fitted and validation rows, each centred within its experimental
     conditions (``X``, ``X_val``): what a peer without intercepts per condition can use."""
-    from prodag.interventions import centre_within
+    from prodag.interventions import centre_within, condition_groups
 
     def centred(X, conditions):
-        return centre_within(X, np.unique(conditions, return_inverse=True)[1])[0]
+        return centre_within(X, condition_groups(conditions, None, "do", len(X)))[0]
 
     return SimpleNamespace(X=centred(split.X, split.conditions),
                            X_val=centred(split.X_val, split.conditions_val))
