@@ -443,8 +443,7 @@ class ProDAG(ParameterProtocol):
             raise ValueError("this model was fitted with one intercept per condition: give "
                              "predict each row's condition, one of "
                              f"{', '.join(map(repr, self.conditions_))}.")
-        labels = np.asarray(pd.Series(np.asarray(conditions, dtype=object).reshape(-1))
-                            .astype(str))
+        labels = interventions_module.label_strings(conditions)
         unknown = sorted(set(labels) - set(self.conditions_))
         if len(labels) != n or unknown:
             raise ValueError(f"conditions must name one fitted condition per row ({n} rows; "

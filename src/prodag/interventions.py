@@ -126,8 +126,7 @@ def condition_groups(conditions, mask: np.ndarray | None, kind: str, n: int) -> 
         if kind != "activity" or mask is None:
             return None
         return np.unique(mask, axis=0, return_inverse=True)[1].reshape(n)
-    labels = pd.Series(conditions.to_numpy() if isinstance(conditions, pd.Series) else
-                       np.asarray(conditions, dtype=object).reshape(-1))
+    labels = pd.Series(np.asarray(conditions, dtype=object).reshape(-1))
     if len(labels) != n:
         raise DataError(f"conditions name {len(labels)} rows; the data have {n}")
     if labels.isna().any():
@@ -162,6 +161,12 @@ def condition_labels(conditions, mask: np.ndarray | None, groups: np.ndarray,
     by ``;`` (``""``: none)."""
     first = [int(np.flatnonzero(groups == g)[0]) for g in range(groups.max() + 1)]
     if conditions is not None:
-        labels = np.asarray(conditions, dtype=object).reshape(-1)
-        return [str(labels[i]) for i in first]
+        labels = label_strings(conditions)
+        return [labels[i] for i in first]
     return [SEPARATOR.join(str(columns[k]) for k in np.flatnonzero(mask[i])) for i in first]
+
+
+def label_strings(conditions) -> list[str]:
+    """One condition label per row as strings (any hashable labels; a pandas Series or a
+    sequence): how fitted conditions are named and looked up."""
+    return pd.Series(np.asarray(conditions, dtype=object).reshape(-1)).astype(str).to_list()

@@ -53,10 +53,11 @@ def demo(
     target is left out of its likelihood (--no-interventions: every cell as observational).
     By default each condition also has its own intercepts, and a reagent is read as acting on
     its target's activity, not on the measured phosphorylation (--no-conditions: one
-    intercept, do-interventions on the measured values). As in the paper's preprocessing, the raw intensities (they span four orders of magnitude) are
-    log-transformed and standardised, and weights with |w| <= 0.1 are zeroed (--prune). The
-    posterior is scored against the 18-edge consensus graph used in the paper (Table 2) and
-    the 17-edge consensus DAG, beside the paper's ProDAG row.
+    intercept, do-interventions on the measured values). As in the paper's preprocessing, the
+    raw intensities (they span four orders of magnitude) are log-transformed and standardised,
+    and weights with |w| <= 0.1 are zeroed (--prune). The posterior is scored against the
+    18-edge consensus graph used in the paper (Table 2) and the 17-edge consensus DAG, beside
+    the paper's ProDAG row.
 
     Writes into --out: edge_probabilities.csv, samples.npz, posterior.npz, heatmap.png,
     graph.png (as prodag fit does) and metrics.json (the scores).
