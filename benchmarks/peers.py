@@ -52,7 +52,7 @@ from functools import partial
 import numpy as np
 
 from prodag.metrics import METRICS
-from prodag.models import SEM_NAMES
+from prodag.simulate import SEMS
 
 from . import RESULTS_DIR
 
@@ -114,8 +114,8 @@ def versions() -> dict[str, str | None]:
 
 
 def _check_sem(sem: str) -> str:
-    if sem not in SEM_NAMES:
-        raise ValueError(f"sem must be one of {SEM_NAMES}, got {sem!r}")
+    if sem not in SEMS:
+        raise ValueError(f"sem must be one of {SEMS}, got {sem!r}")
     return sem
 
 
@@ -339,7 +339,7 @@ def main(argv=None) -> None:
     parser.add_argument("--s", type=int, default=10)
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--graph", default="er")
-    parser.add_argument("--sem", default="linear", choices=SEM_NAMES)
+    parser.add_argument("--sem", default="linear", choices=SEMS)
     parser.add_argument("--noise", default="gaussian")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--quick", action="store_true")

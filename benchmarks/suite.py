@@ -251,7 +251,8 @@ EXPERIMENTS: dict[str, Experiment] = {
                    n_grid=(100, 1000)),
         _synthetic("nonlinear-10-n100", "Nonlinear (MLP) ER, p = 10, s = 20, n = 100, Gaussian "
                    "noise (ProDAG beside the peers)", p=10, s=20, sem="mlp", n_grid=(100,),
-                   variants={"ProDAG (2 units, no bias)": {"hidden_units": 2, "bias": False}}),
+                   variants={"ProDAG (2 units, no bias)": {"hidden_units": 2, "bias": False},
+                             "ProDAG (additive)": {"sem": "additive"}}),
         _synthetic("nonlinear-er-10", "Nonlinear (MLP) ER, p = 10, s = 20, Gaussian noise",
                    p=10, s=20, sem="mlp"),
         _synthetic("nonlinear-er-20", "Nonlinear (MLP) ER, p = 20, s = 40, Gaussian noise",

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from prodag.metrics import METRICS
-from prodag.models import SEM_NAMES
+from prodag.simulate import SEMS
 from prodag.projection import METHODS
 
 from . import RESULTS_DIR
@@ -64,7 +64,7 @@ class SyntheticSettings:
     validation_set: bool = True
 
     def __post_init__(self):
-        for name, allowed in (("sem", SEM_NAMES), ("graph", GRAPHS), ("projection", METHODS)):
+        for name, allowed in (("sem", SEMS), ("graph", GRAPHS), ("projection", METHODS)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
 
@@ -120,7 +120,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--graph", default="er", choices=GRAPHS)
     parser.add_argument("--exponent", type=float, default=2.0,
                         help="degree exponent of scale-free graphs")
-    parser.add_argument("--sem", default="linear", choices=SEM_NAMES)
+    parser.add_argument("--sem", default="linear", choices=SEMS,
+                        help="the simulated SEM (and the fitted one, unless --option sem=...)")
     parser.add_argument("--p", type=int, default=20)
     parser.add_argument("--s", type=int, default=40)
     parser.add_argument("--n", type=int, nargs="+", default=[10, 100, 1000])

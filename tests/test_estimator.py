@@ -220,7 +220,7 @@ def test_data_start_begins_at_the_ordered_regression():
 
 
 @pytest.mark.parametrize("sem, restarts, expected", [("linear", None, 3), ("mlp", None, 1),
-                                                      ("mlp", 2, 2)])
+                                                      ("mlp", 2, 2), ("additive", None, 3)])
 def test_default_restarts_depend_on_the_sem(sem, restarts, expected):
     est = ProDAG(sem=sem, lam=1.0, n_restarts=restarts, progress=False)
     assert len(_starts(est, np.random.default_rng(0).standard_normal((10, 5)))) == expected

@@ -41,13 +41,13 @@ def test_no_observational_row_is_a_warning():
         intervention_mask(["a", "b", "c"], NAMES, 3)
 
 
-@pytest.mark.parametrize("sem", ["linear", "mlp"])
+@pytest.mark.parametrize("sem", ["linear", "mlp", "additive"])
 def test_an_intervened_equation_drops_out_of_that_row(sem):
     """The masked likelihood equals the likelihood of the rows where each equation holds,
     summed per equation (closed form: the unmasked likelihood on row subsets)."""
     import jax.numpy as jnp
 
-    model = make_model(sem) if sem == "linear" else make_model(sem, hidden_units=2)
+    model = make_model(sem) if sem != "mlp" else make_model(sem, hidden_units=2)
     rng = np.random.default_rng(0)
     X = jnp.asarray(rng.standard_normal((7, 3)))
     shapes = model.weight_shapes(3)

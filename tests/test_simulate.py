@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from prodag import simulate
-from prodag.models import SEM_NAMES
 
 
 def is_acyclic(adjacency):
@@ -221,7 +220,7 @@ def test_dataset_errors(kwargs, match):
 
 
 def test_all_noise_sem_graph_combinations_run():
-    for graph, sem, noise in itertools.product(simulate.GRAPH_KINDS, SEM_NAMES,
+    for graph, sem, noise in itertools.product(simulate.GRAPH_KINDS, simulate.SEMS,
                                                simulate.NOISES):
         data = simulate.dataset(5, 4, 12, graph=graph, sem=sem, noise=noise, seed=1)
         assert np.isfinite(data.X).all() and data.X.shape == (12, 5)

@@ -155,7 +155,8 @@ def test_experiments_keep_the_interface_the_cli_uses():
     assert all(isinstance(e.description, str) for e in suite.EXPERIMENTS.values())
     assert suite.EXPERIMENTS["nonlinear-10-n100"].settings == {
         "p": 10, "s": 20, "sem": "mlp", "n_grid": (100,),
-        "variants": {"ProDAG (2 units, no bias)": {"hidden_units": 2, "bias": False}}}
+        "variants": {"ProDAG (2 units, no bias)": {"hidden_units": 2, "bias": False},
+                     "ProDAG (additive)": {"sem": "additive"}}}
 
 
 def test_a_sweep_with_one_value_is_drawn_as_bars():

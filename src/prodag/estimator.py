@@ -53,10 +53,13 @@ class ProDAG(ParameterProtocol):
 
     Parameters
     ----------
-    sem : {"linear", "mlp"}
-        Structural equation model: linear-Gaussian, or one MLP per node (``hidden_units``,
-        ``hidden_layers``, ``activation``, ``bias`` apply to it only; only the first layer
-        is projected).
+    sem : {"linear", "mlp", "additive"}
+        Structural equation model: linear-Gaussian; one MLP per node (the paper's nonlinear
+        model: ``hidden_units``, ``hidden_layers``, ``activation``, ``bias`` apply to it only;
+        only the first layer is projected); or the additive piecewise-linear model
+        ``x_k = Σ_j W_jk (x_j + γ_jk |x_j|) + b_k + ε_k`` whose graph is the strength matrix
+        ``W`` (``prodag.models.additive``; it found the MLP simulator's graphs better than the
+        MLP did, ``docs/findings.md``).
     hidden_units, hidden_layers : int
         Width ``d`` and depth of each node's network (the paper: 10 units, one layer;
         narrower networks learned the graph better in the benchmarks, ``docs/findings.md``).
@@ -335,15 +338,15 @@ class ProDAG(ParameterProtocol):
                                min_delta=float(self.min_delta))
 
     def _resolved_restarts(self) -> int:
-        """``n_restarts`` with ``None`` resolved: 3 for the linear SEM, 1 for the MLP."""
+        """``n_restarts`` with ``None`` resolved: 1 for the MLP, 3 for the other SEMs."""
         if self.n_restarts is None:
-            return 3 if self.sem == "linear" else 1
+            return 1 if self.sem == "mlp" else 3
         return int(self.n_restarts)
 
     def _resolved_init(self) -> str:
-        """``init`` with ``"auto"`` resolved: the data start for the linear SEM."""
+        """``init`` with ``"auto"`` resolved: the data start but for the MLP."""
         if self.init == "auto":
-            return "data" if self.sem == "linear" else "prior"
+            return "prior" if self.sem == "mlp" else "data"
         return self.init
 
     # ---- the fitted posterior -----------------------------------------------------------
@@ -371,11 +374,11 @@ class ProDAG(ParameterProtocol):
         """``n`` posterior DAG samples, a ``(n, p, p)`` numpy array (``[s, j, k]``: j → k).
 
         ``seed=None`` uses the key fixed at fit time (``SAMPLE_STREAM``), so repeated calls
-        agree, and so do ``edge_probabilities`` and a reloaded model. Linear weights are in
-        data units.
+        agree, and so do ``edge_probabilities`` and a reloaded model. Linear weights (and the
+        additive SEM's strengths) are in data units.
         """
         graphs = self._draw(n, seed)[1]
-        if self.sem == "linear":
+        if self.sem in ("linear", "additive"):
             graphs = graphs * self.scale_[None, None, :] / self.scale_[None, :, None]
         return graphs
 

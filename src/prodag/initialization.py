@@ -116,8 +116,8 @@ def relu_network_start(linear: np.ndarray, hidden_units: int,
 def start_means(X: np.ndarray, noise_variance: np.ndarray, sem: str, hidden_units: int = 10,
                 hidden_layers: int = 1) -> dict[str, np.ndarray]:
     """The data start's means for the weights of ``sem`` from centred data ``X (n, p)``:
-    ``{"W": linear_start}`` for the linear SEM, ``relu_network_start`` of it for the MLP
-    (weights not named, e.g. biases, start at 0)."""
+    ``{"W": linear_start}`` for the linear and the additive SEM, ``relu_network_start`` of it
+    for the MLP (weights not named, e.g. shapes and biases, start at 0)."""
     linear = linear_start(X, noise_variance)
     if sem == "mlp":
         return relu_network_start(linear, hidden_units, hidden_layers)

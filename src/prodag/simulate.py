@@ -40,11 +40,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from prodag.graph import topological_order
-from prodag.models import SEM_NAMES
 from prodag.selection import validation_size
 from prodag.validation import check_choice, check_integer, check_positive
 
 GRAPH_KINDS = ("er", "sf")
+SEMS = ("linear", "mlp")
+"""The SEMs the simulator draws from (the fitted models are ``prodag.models.SEM_NAMES``)."""
 NOISES = ("gaussian", "exponential", "gumbel", "heteroscedastic")
 WEIGHT_RANGE = (0.3, 0.7)
 """Absolute values of SEM weights are uniform on this range, with a random sign."""
@@ -239,7 +240,7 @@ def _simulate_on(adjacency, n, sem, noise, hidden_units, n_val, rng, *, graph, e
                  seed) -> SimulatedData:
     n = check_integer("n", n, minimum=1)
     n_val = validation_size(n) if n_val is None else check_integer("n_val", n_val, minimum=0)
-    check_choice("sem", sem, SEM_NAMES)
+    check_choice("sem", sem, SEMS)
     check_choice("noise", noise, NOISES)
     order = topological_order(adjacency)
     p = adjacency.shape[0]

@@ -83,7 +83,7 @@ def fit(
                 "noise_variance": noise, "forbidden": forbid, "required": require, "tiers": tiers,
                 "forbid_within_tiers": forbid_within_tiers,
                 "intervention_kind": intervention_kind.value, "progress": progress}
-    model = "an MLP" if sem.value == "mlp" else "a linear"
+    model = {"mlp": "an MLP", "additive": "an additive"}.get(sem.value, "a linear")
     typer.echo(f"Fitting {model} ProDAG posterior to {data} ({len(frame)} rows, "
                f"{len(variables)} variables)...")
     estimator, seconds = fit_posterior(frame, interventions=targets, conditions=labels,

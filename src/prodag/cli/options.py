@@ -27,6 +27,7 @@ def choices(name: str, values) -> type[Enum]:
 
 
 Sem = choices("Sem", SEM_NAMES)
+SimulatedSem = choices("SimulatedSem", simulate.SEMS)
 Projection = choices("Projection", METHODS)
 SelectBy = choices("SelectBy", CRITERIA)
 GraphKind = choices("GraphKind", simulate.GRAPH_KINDS)
@@ -41,8 +42,10 @@ N_DRAWS = 1000
 (the same number, so both score the same graphs)."""
 
 SemOption = Annotated[Sem, typer.Option(
-    help="Structural equation model: 'linear' (weighted adjacency) or 'mlp' (one neural "
-         "network per variable).")]
+    help="Structural equation model: 'linear' (weighted adjacency), 'additive' (each edge a "
+         "weight times a learned piecewise-linear shape; the nonlinear model that finds the "
+         "graph best in the benchmarks) or 'mlp' (one neural network per variable, the "
+         "paper's).")]
 LamOption = Annotated[str, typer.Option(
     help="Radius of the l1 ball that sets sparsity: 'auto' chooses it among 10 radii by "
          "--select-by (11 fits), 'inf' applies no l1 constraint, or a positive number.")]

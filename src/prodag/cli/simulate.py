@@ -38,9 +38,9 @@ def simulate(
     exponent: Annotated[float, typer.Option(
         help="Degree exponent of scale-free graphs (the paper uses 2 and 3).")]
     = DEFAULTS["exponent"],
-    sem: Annotated[o.Sem, typer.Option(
+    sem: Annotated[o.SimulatedSem, typer.Option(
         help="'linear' (x = Wᵀx + ε) or 'mlp' (one ReLU network per variable).")]
-    = o.Sem(DEFAULTS["sem"]),
+    = o.SimulatedSem(DEFAULTS["sem"]),
     noise: Annotated[o.Noise, typer.Option(help="Distribution of the noise.")]
     = o.Noise(DEFAULTS["noise"]),
     seed: Annotated[int, typer.Option(

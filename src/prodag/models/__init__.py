@@ -1,6 +1,7 @@
 """Structural equation models: the likelihood of the data given sampled weights.
 
-``LinearSEM`` lives in ``linear.py``; ``MLPSEM`` in ``mlp.py`` is imported only when asked for.
+``LinearSEM`` lives in ``linear.py``; ``MLPSEM`` in ``mlp.py`` and ``AdditiveSEM`` in
+``additive.py`` are imported only when asked for.
 Every model fulfils the contract in ``base.py``.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 from prodag.models.base import StructuralEquationModel, Weights
 from prodag.models.linear import LinearSEM
 
-SEM_NAMES = ("linear", "mlp")
+SEM_NAMES = ("linear", "mlp", "additive")
 
 __all__ = ["LinearSEM", "SEM_NAMES", "StructuralEquationModel", "Weights", "make_model"]
 
@@ -17,9 +18,14 @@ __all__ = ["LinearSEM", "SEM_NAMES", "StructuralEquationModel", "Weights", "make
 def make_model(sem: str, *, hidden_units: int = 10, hidden_layers: int = 1,
                activation: str = "relu", bias: bool = True,
                edges: str = "group_norm") -> StructuralEquationModel:
-    """The model named ``sem`` (``"linear"`` or ``"mlp"``); MLP options are ignored for linear."""
+    """The model named ``sem`` (``"linear"``, ``"mlp"`` or ``"additive"``); MLP options are ignored
+    for the others."""
     if sem == "linear":
         return LinearSEM()
+    if sem == "additive":
+        from prodag.models.additive import AdditiveSEM
+
+        return AdditiveSEM()
     if sem == "mlp":
         from prodag.models.mlp import MLPSEM
 
