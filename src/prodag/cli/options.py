@@ -28,6 +28,7 @@ def choices(name: str, values) -> type[Enum]:
 
 Sem = choices("Sem", SEM_NAMES)
 SimulatedSem = choices("SimulatedSem", simulate.SEMS)
+DemoSem = choices("DemoSem", ("linear", "additive"))
 Projection = choices("Projection", METHODS)
 SelectBy = choices("SelectBy", CRITERIA)
 GraphKind = choices("GraphKind", simulate.GRAPH_KINDS)
