@@ -282,6 +282,19 @@ def test_fit_with_the_additive_sem_matches_the_api(tmp_path):
     assert set(ProDAG.load(tmp_path / "out" / "posterior.npz").params_.q.loc) == {"W", "V", "b"}
 
 
+def test_fit_with_student_t_noise_matches_the_api(tmp_path):
+    assert invoke("simulate", "--p", 3, "--edges", 2, "--n", 60, "--out", tmp_path).exit_code == 0
+    result = invoke("fit", tmp_path / "data.csv", "--out", tmp_path / "out", "--likelihood",
+                    "student", "--lam", 2.0, "--max-epochs", 3, "--n-samples", 8, "--seed", 1,
+                    "--n-draws", 1000, "--no-progress")
+    assert result.exit_code == 0, result.output
+    api = ProDAG(likelihood="student", lam=2.0, max_epochs=3, n_samples=8, seed=1,
+                 progress=False).fit(pd.read_csv(tmp_path / "data.csv"))
+    from_cli = pd.read_csv(tmp_path / "out" / "edge_probabilities.csv", index_col=0)
+    np.testing.assert_array_equal(from_cli.to_numpy(), api.edge_probabilities(1000))
+    assert ProDAG.load(tmp_path / "out" / "posterior.npz").likelihood == "student"
+
+
 def test_simulate_offers_only_the_simulated_sems():
     result = invoke("simulate", "--p", 3, "--edges", 2, "--n", 10, "--sem", "additive")
     assert result.exit_code == 2 and "additive" in result.output

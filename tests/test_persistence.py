@@ -92,8 +92,15 @@ def test_tampered_metadata_or_arrays_are_rejected(saved, tmp_path, change, messa
         ProDAG.load(path)
 
 
+def _as_version_3(arrays, metadata):
+    """The file as format 3 wrote it: no likelihood."""
+    metadata["format_version"] = 3
+    del metadata["params"]["likelihood"]
+
+
 def _as_version_2(arrays, metadata):
-    """The file as the previous format wrote it: no conditions, no intervention_kind."""
+    """The file as format 2 wrote it: no conditions, no intervention_kind, no likelihood."""
+    _as_version_3(arrays, metadata)
     metadata["format_version"] = 2
     del metadata["conditions_"], metadata["params"]["intervention_kind"]
 
@@ -101,6 +108,13 @@ def _as_version_2(arrays, metadata):
 def test_a_version_2_file_loads_as_fitted_without_conditions(saved, tmp_path):
     loaded = ProDAG.load(_tampered(saved, tmp_path, _as_version_2))
     assert loaded.conditions_ is None and loaded.intervention_kind == "do"
+    assert loaded.likelihood == "gaussian"
+    np.testing.assert_array_equal(loaded.sample(5, seed=0), ProDAG.load(saved).sample(5, seed=0))
+
+
+def test_a_version_3_file_loads_with_gaussian_noise(saved, tmp_path):
+    loaded = ProDAG.load(_tampered(saved, tmp_path, _as_version_3))
+    assert loaded.likelihood == "gaussian"
     np.testing.assert_array_equal(loaded.sample(5, seed=0), ProDAG.load(saved).sample(5, seed=0))
 
 

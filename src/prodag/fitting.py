@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from prodag.initialization import start_means
+from prodag.validation import outliers
 from prodag.knowledge import Knowledge
 from prodag import selection
 from prodag.inference import FitResult, Params, Progress, TrainingOptions, VariationalInference
@@ -37,7 +38,7 @@ first steps, and the σ of reversed entries regrows towards the prior under the 
 class ModelConfig:
     """What fixes the compiled model and projection: the SEM (with the network's shape for
     ``sem="mlp"``; ``None`` for the linear SEM), the projection method, the pruning level and
-    the prior knowledge (``prodag.knowledge``)."""
+    the prior knowledge (``prodag.knowledge``), and the noise distribution."""
 
     sem: str = "linear"
     hidden_units: int | None = None
@@ -48,23 +49,25 @@ class ModelConfig:
     projection: str = "auto"
     prune: float = 0.0
     knowledge: Knowledge | None = None
+    likelihood: str = "gaussian"
 
     @classmethod
     def create(cls, sem: str, hidden_units: int, hidden_layers: int, activation: str,
                bias: bool, projection: str, prune: float, knowledge: Knowledge | None = None,
-               mlp_edges: str = "group_norm") -> "ModelConfig":
-        """A configuration with the network options dropped for the linear SEM."""
+               mlp_edges: str = "group_norm", likelihood: str = "gaussian") -> "ModelConfig":
+        """A configuration with the network options dropped for the other SEMs."""
         if sem != "mlp":
-            return cls(sem, projection=projection, prune=float(prune), knowledge=knowledge)
+            return cls(sem, projection=projection, prune=float(prune), knowledge=knowledge,
+                       likelihood=likelihood)
         return cls(sem, int(hidden_units), int(hidden_layers), activation, bool(bias),
-                   mlp_edges, projection, float(prune), knowledge)
+                   mlp_edges, projection, float(prune), knowledge, likelihood)
 
     def model(self) -> StructuralEquationModel:
         if self.sem != "mlp":
-            return make_model(self.sem)
+            return make_model(self.sem, likelihood=self.likelihood)
         return make_model(self.sem, hidden_units=self.hidden_units,
                           hidden_layers=self.hidden_layers, activation=self.activation,
-                          bias=self.bias, edges=self.mlp_edges)
+                          bias=self.bias, edges=self.mlp_edges, likelihood=self.likelihood)
 
     def projector(self) -> Projector:
         return make_projector(self.projection, self.prune, self.knowledge)
@@ -109,13 +112,23 @@ def starts(engine: VariationalInference, Z: np.ndarray, noise: np.ndarray, dtype
     prior = engine.init_params(Z.shape[1], noise, dtype)
     start = None
     if from_data:
-        start = data_start(prior, start_means(Z, np.broadcast_to(noise, Z.shape[1:]),
+        rows = Z if config.likelihood == "gaussian" else without_outlying_rows(Z)
+        start = data_start(prior, start_means(rows, np.broadcast_to(noise, Z.shape[1:]),
                                               config.sem, config.hidden_units,
                                               config.hidden_layers))
         if config.knowledge is not None:
             start = at_prior_where_forbidden(start, prior, engine.model.edge_weight,
                                              config.knowledge.forbidden_mask())
     return alternate_starts(prior, start, n_restarts)
+
+
+def without_outlying_rows(Z: np.ndarray) -> np.ndarray:
+    """The rows of ``Z (n, p)`` with no value among ``prodag.validation.outliers`` (all of
+    them if fewer than ``p + 1`` would remain): the data start of a heavy-tailed fit, whose
+    covariance one gross outlier would otherwise dominate."""
+    far_rows = np.unique(outliers(Z)[:, 0])
+    kept = np.delete(Z, far_rows, axis=0)
+    return kept if len(kept) > Z.shape[1] else Z
 
 
 def at_prior_where_forbidden(params: Params, prior: Params, name: str,

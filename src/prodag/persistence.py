@@ -21,12 +21,13 @@ import numpy as np
 from prodag.inference import Params
 from prodag.variational import VariationalParams
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 """Version 2: the mixture posterior (components ``params/<k>/...``, ``mixture_weights_``) and
 the prior knowledge parameters. Version 3: the experimental conditions (``conditions_`` and
 the array ``condition_means_``) and the parameter ``intervention_kind``; version 2 files load
-as fitted without conditions, with ``intervention_kind="do"``."""
-READABLE_VERSIONS = (2, 3)
+as fitted without conditions, with ``intervention_kind="do"``. Version 4: the parameter
+``likelihood``; older files load with ``likelihood="gaussian"``."""
+READABLE_VERSIONS = (2, 3, 4)
 FITTED_ARRAYS = ("mean_", "scale_", "history_", "noise_variance_", "mixture_weights_",
                  "component_lams_")
 
@@ -90,6 +91,8 @@ def load(cls, path):
                f"versions {', '.join(map(str, READABLE_VERSIONS))}")
     if metadata["format_version"] == 2:
         metadata = _upgraded_from_version_2(metadata, check)
+    if metadata["format_version"] == 3:
+        metadata = _upgraded_from_version_3(metadata, check)
     known = {"format_version", "params", "columns", "lam_", "seed_", "lambda_path_",
              "objective_", "conditions_"}
     check.that(set(metadata) == known, f"its metadata fields are {sorted(metadata)}, expected "
@@ -257,6 +260,13 @@ def _upgraded_from_version_2(metadata: dict, check: _Checker) -> dict:
     check.that(isinstance(metadata.get("params"), dict), "'params' is not a JSON object")
     return {**metadata, "format_version": 3, "conditions_": None,
             "params": {"intervention_kind": "do", **metadata["params"]}}
+
+
+def _upgraded_from_version_3(metadata: dict, check: _Checker) -> dict:
+    """Version 3 metadata as version 4: Gaussian noise."""
+    check.that(isinstance(metadata.get("params"), dict), "'params' is not a JSON object")
+    return {**metadata, "format_version": 4,
+            "params": {"likelihood": "gaussian", **metadata["params"]}}
 
 
 def _conditions(labels, arrays: dict, p: int, check: _Checker):

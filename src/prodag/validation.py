@@ -220,10 +220,11 @@ def outliers(data: np.ndarray, limit: float = OUTLIER_ROBUST_SDS) -> np.ndarray:
     return np.argwhere(far)
 
 
-def warn_outliers(data: np.ndarray, names: list[str],
-                  limit: float = OUTLIER_ROBUST_SDS) -> np.ndarray:
+def warn_outliers(data: np.ndarray, names: list[str], limit: float = OUTLIER_ROBUST_SDS,
+                  heavy_tailed: bool = False) -> np.ndarray:
     """Warn (``OutlierWarning``) naming the rows and columns of ``outliers(data, limit)``; a
-    Gaussian SEM bends its weights towards such values. Returns those pairs."""
+    Gaussian SEM bends its weights towards such values (``heavy_tailed``: the fit's Student-t
+    noise down-weights them, and the warning says so). Returns those pairs."""
     found = outliers(data, limit)
     if len(found):
         shown = ", ".join(f"row {i} column {names[j]} ({data[i, j]:.4g})"
@@ -234,10 +235,13 @@ def warn_outliers(data: np.ndarray, names: list[str],
 
         columns = np.unique(found[:, 1])
         skewed = bool(np.all(data[:, columns] > 0))
+        advice = ("The Student-t likelihood down-weights them; check them all the same"
+                  if heavy_tailed else
+                  "The Gaussian model bends towards such values (a spurious or a lost "
+                  "edge); check them, drop those rows, or fit with likelihood='student' "
+                  "(prodag fit --likelihood student), before trusting the posterior")
         warnings.warn(f"{len(found)} value(s) lie more than {limit:g} robust standard "
-                      f"deviations from their column's median: {shown}{more}. The Gaussian "
-                      "model bends towards such values (a spurious or a lost edge); check "
-                      "them, or drop those rows, before trusting the posterior"
+                      f"deviations from their column's median: {shown}{more}. {advice}"
                       + ("; for positive data spanning orders of magnitude, fit their "
                          "logarithms (prodag fit --log-transform)." if skewed else "."),
                       OutlierWarning, stacklevel=3)

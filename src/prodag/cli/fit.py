@@ -41,6 +41,7 @@ def fit(
     standardize: o.StandardizeOption = o.API["standardize"],
     prune: o.PruneOption = o.API["prune"],
     noise_variance: o.NoiseVarianceOption = o.noise_variance_text(o.API["noise_variance"]),
+    likelihood: o.LikelihoodOption = o.Likelihood(o.API["likelihood"]),
     interventions: o.InterventionsOption = None,
     intervention_kind: o.InterventionKindOption = o.InterventionKind(o.API["intervention_kind"]),
     conditions: o.ConditionsOption = None,
@@ -80,7 +81,7 @@ def fit(
                 "n_restarts": restarts, "hidden_units": hidden_units, "bias": bias,
                 "n_samples": n_samples, "max_epochs": max_epochs, "seed": seed,
                 "projection": projection.value, "standardize": standardize, "prune": prune,
-                "noise_variance": noise, "forbidden": forbid, "required": require, "tiers": tiers,
+                "noise_variance": noise, "likelihood": likelihood.value, "forbidden": forbid, "required": require, "tiers": tiers,
                 "forbid_within_tiers": forbid_within_tiers,
                 "intervention_kind": intervention_kind.value, "progress": progress}
     model = {"mlp": "an MLP", "additive": "an additive"}.get(sem.value, "a linear")

@@ -17,7 +17,7 @@ from prodag import simulate
 from prodag.estimator import NOISE_MODELS, ProDAG
 from prodag.interventions import INTERVENTION_KINDS
 from prodag.selection import CRITERIA
-from prodag.models import SEM_NAMES
+from prodag.models import LIKELIHOODS, SEM_NAMES
 from prodag.projection import METHODS
 
 
@@ -29,6 +29,7 @@ def choices(name: str, values) -> type[Enum]:
 Sem = choices("Sem", SEM_NAMES)
 SimulatedSem = choices("SimulatedSem", simulate.SEMS)
 DemoSem = choices("DemoSem", ("linear", "additive"))
+Likelihood = choices("Likelihood", LIKELIHOODS)
 Projection = choices("Projection", METHODS)
 SelectBy = choices("SelectBy", CRITERIA)
 GraphKind = choices("GraphKind", simulate.GRAPH_KINDS)
@@ -76,6 +77,10 @@ NoiseVarianceOption = Annotated[str, typer.Option(
          "standardised) units: a positive number (the paper's 1), 'equal' (one variance shared "
          "by every variable, learned: follows the data's scale) or 'estimate' (one learned "
          "variance per variable).")]
+LikelihoodOption = Annotated[Likelihood, typer.Option(
+    help="Noise distribution: 'gaussian' (the paper's) or 'student' (Student-t with 4 degrees "
+         "of freedom: a gross outlier in a variable's own equation barely moves the fit; "
+         "columns are centred at their medians).")]
 PruneOption = Annotated[float, typer.Option(
     min=0.0, help="Zero projected weights with |w| at or below this value, in the fitted "
                   "(centred, or standardised) units; the paper's implementation uses 0.1.")]

@@ -11,15 +11,25 @@ from prodag.models.base import StructuralEquationModel, Weights
 from prodag.models.linear import LinearSEM
 
 SEM_NAMES = ("linear", "mlp", "additive")
+LIKELIHOODS = ("gaussian", "student")
+"""Noise distributions every SEM takes (``"student"``: ``prodag.models.robust``)."""
 
-__all__ = ["LinearSEM", "SEM_NAMES", "StructuralEquationModel", "Weights", "make_model"]
+__all__ = ["LIKELIHOODS", "LinearSEM", "SEM_NAMES", "StructuralEquationModel", "Weights", "make_model"]
 
 
 def make_model(sem: str, *, hidden_units: int = 10, hidden_layers: int = 1,
-               activation: str = "relu", bias: bool = True,
-               edges: str = "group_norm") -> StructuralEquationModel:
-    """The model named ``sem`` (``"linear"``, ``"mlp"`` or ``"additive"``); MLP options are ignored
-    for the others."""
+               activation: str = "relu", bias: bool = True, edges: str = "group_norm",
+               likelihood: str = "gaussian") -> StructuralEquationModel:
+    """The model named ``sem`` (``"linear"``, ``"mlp"`` or ``"additive"``) with Gaussian or
+    Student-t noise (``likelihood``); MLP options are ignored for the others."""
+    if likelihood == "student":
+        from prodag.models.robust import StudentTNoise
+
+        return StudentTNoise(make_model(sem, hidden_units=hidden_units,
+                                        hidden_layers=hidden_layers, activation=activation,
+                                        bias=bias, edges=edges))
+    if likelihood != "gaussian":
+        raise ValueError(f"likelihood={likelihood!r} is not known; use one of {LIKELIHOODS}.")
     if sem == "linear":
         return LinearSEM()
     if sem == "additive":
