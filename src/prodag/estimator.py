@@ -57,9 +57,9 @@ class ProDAG(ParameterProtocol):
         Structural equation model: linear-Gaussian; one MLP per node (the paper's nonlinear
         model: ``hidden_units``, ``hidden_layers``, ``activation``, ``bias`` apply to it only;
         only the first layer is projected); or the additive piecewise-linear model
-        ``x_k = Σ_j W_jk (x_j + γ_jk |x_j|) + b_k + ε_k`` whose graph is the strength matrix
-        ``W`` (``prodag.models.additive``; it found the MLP simulator's graphs better than the
-        MLP did, ``docs/findings.md``).
+        ``x_k = Σ_j W_jk (u_jk1 x_j + u_jk2 |x_j|) + b_k + ε_k`` (``‖u_jk‖ = 1``) whose graph
+        is the strength matrix ``W`` (``prodag.models.additive``; it found the MLP
+        simulator's graphs better than the MLP did, ``docs/findings.md``).
     hidden_units, hidden_layers : int
         Width ``d`` and depth of each node's network (the paper: 10 units, one layer;
         narrower networks learned the graph better in the benchmarks, ``docs/findings.md``).

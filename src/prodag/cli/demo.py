@@ -75,8 +75,8 @@ def demo(
     targets = sachs.interventions if interventions else None
     labels = sachs.conditions if conditions else None
     typer.echo(f"Sachs data: {len(frame)} cells x {len(variables)} proteins, log-transformed "
-               f"and standardised. Fitting {'an additive' if sem.value == 'additive' else 'a linear'}"
-               " ProDAG posterior"
+               "and standardised. Fitting "
+               + ("an additive" if sem.value == "additive" else "a linear") + " ProDAG posterior"
                + (f" with the known targets of {int(targets.any(axis=1).sum())} intervened "
                   "cells" if interventions else ", every cell as observational")
                + (" and one intercept per experimental condition..." if conditions else "..."))

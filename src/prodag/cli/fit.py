@@ -81,7 +81,8 @@ def fit(
                 "n_restarts": restarts, "hidden_units": hidden_units, "bias": bias,
                 "n_samples": n_samples, "max_epochs": max_epochs, "seed": seed,
                 "projection": projection.value, "standardize": standardize, "prune": prune,
-                "noise_variance": noise, "likelihood": likelihood.value, "forbidden": forbid, "required": require, "tiers": tiers,
+                "noise_variance": noise, "likelihood": likelihood.value, "forbidden": forbid,
+                "required": require, "tiers": tiers,
                 "forbid_within_tiers": forbid_within_tiers,
                 "intervention_kind": intervention_kind.value, "progress": progress}
     model = {"mlp": "an MLP", "additive": "an additive"}.get(sem.value, "a linear")

@@ -14,7 +14,8 @@ SEM_NAMES = ("linear", "mlp", "additive")
 LIKELIHOODS = ("gaussian", "student")
 """Noise distributions every SEM takes (``"student"``: ``prodag.models.robust``)."""
 
-__all__ = ["LIKELIHOODS", "LinearSEM", "SEM_NAMES", "StructuralEquationModel", "Weights", "make_model"]
+__all__ = ["LIKELIHOODS", "LinearSEM", "SEM_NAMES", "StructuralEquationModel", "Weights",
+           "make_model"]
 
 
 def make_model(sem: str, *, hidden_units: int = 10, hidden_layers: int = 1,

@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 import jax
 import jax.numpy as jnp
 
-from prodag.models.base import Weights, draw_through_graph
+from prodag.models.base import Weights, draw_through_graph, gaussian_log_likelihood
 from prodag.models.mlp import safe_group_norm
 from prodag.projection import Projector
 from prodag.variational import VariationalParams
@@ -128,7 +128,5 @@ class AdditiveSEM:
                        noise_variance: jax.Array) -> jax.Array:
         """Gaussian ``log p(X | ω)`` of shape ``(L,)`` summed over rows (over the rows where
         each equation holds, with interventions); ``noise_variance (p,)`` or ``(1,)``."""
-        rss = self.residual_sum_of_squares(weights, data)
-        noise_variance = jnp.broadcast_to(noise_variance, rss.shape[-1:])
-        log_norm = jnp.sum(data["n_rows"] * jnp.log(2 * jnp.pi * noise_variance))
-        return -0.5 * (jnp.sum(rss / noise_variance, axis=-1) + log_norm)
+        return gaussian_log_likelihood(self.residual_sum_of_squares(weights, data),
+                                       data["n_rows"], noise_variance)

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 import jax
+import jax.numpy as jnp
 
 from prodag import variational
 from prodag.projection import Projector
@@ -61,6 +62,16 @@ class StructuralEquationModel(Protocol):
 
     def log_likelihood(self, weights: Weights, data: Any, noise_variance: jax.Array) -> jax.Array:
         """``log p(X | ω)`` of shape ``(L,)``, summed over rows; ``noise_variance`` is ``(p,)``."""
+
+
+def gaussian_log_likelihood(rss: jax.Array, n_rows: jax.Array,
+                            noise_variance: jax.Array) -> jax.Array:
+    """Gaussian ``log p(X | ω)`` of shape ``(L,)`` from each column's residual sum of squares
+    ``rss (L, p)`` over its ``n_rows`` (scalar or ``(p,)``) rows; ``noise_variance (p,)`` or
+    ``(1,)`` (shared)."""
+    noise_variance = jnp.broadcast_to(noise_variance, rss.shape[-1:])
+    log_norm = jnp.sum(n_rows * jnp.log(2 * jnp.pi * noise_variance))
+    return -0.5 * (jnp.sum(rss / noise_variance, axis=-1) + log_norm)
 
 
 def draw_through_graph(model: StructuralEquationModel, q: variational.VariationalParams,

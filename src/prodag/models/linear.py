@@ -19,7 +19,7 @@ import jax.numpy as jnp
 
 from prodag import variational
 from prodag.distributions import ProjectedNormal
-from prodag.models.base import Weights
+from prodag.models.base import Weights, gaussian_log_likelihood
 from prodag.projection import Projector
 
 
@@ -85,7 +85,5 @@ class LinearSEM:
         """Gaussian ``log p(X | W)`` of shape ``(L,)`` summed over rows (over the rows where
         each equation holds, with interventions); ``noise_variance (p,)`` or ``(1,)``
         (shared)."""
-        rss = self.residual_sum_of_squares(weights, data)
-        noise_variance = jnp.broadcast_to(noise_variance, rss.shape[-1:])
-        log_norm = jnp.sum(data["n_rows"] * jnp.log(2 * jnp.pi * noise_variance))
-        return -0.5 * (jnp.sum(rss / noise_variance, axis=-1) + log_norm)
+        return gaussian_log_likelihood(self.residual_sum_of_squares(weights, data),
+                                       data["n_rows"], noise_variance)
