@@ -233,21 +233,16 @@ def test_demo_scores_its_own_samples_against_both_consensus_graphs(tmp_path):
         result.output
 
 
-def test_demo_can_treat_every_cell_as_observational(tmp_path):
+def test_demo_can_treat_every_cell_as_observational_with_the_additive_sem(tmp_path):
     result = invoke("demo", "--out", tmp_path, "--lam", 2, "--max-epochs", 2, "--n-samples", 4,
-                    "--no-interventions", "--no-conditions", "--no-progress")
+                    "--no-interventions", "--no-conditions", "--sem", "additive",
+                    "--no-progress")
     assert result.exit_code == 0, result.output
     written = json.loads((tmp_path / "metrics.json").read_text())
     assert written["interventions"] is False and written["conditions"] is False
     assert "every cell as observational" in result.output
-
-
-def test_demo_fits_the_additive_sem_when_asked(tmp_path):
-    result = invoke("demo", "--out", tmp_path, "--lam", 2, "--max-epochs", 2, "--n-samples", 4,
-                    "--sem", "additive", "--no-progress")
-    assert result.exit_code == 0, result.output
-    assert json.loads((tmp_path / "metrics.json").read_text())["sem"] == "additive"
-    assert "Fitting an additive ProDAG posterior" in result.output
+    assert written["sem"] == "additive" and "Fitting an additive ProDAG posterior" in \
+        result.output
     assert set(ProDAG.load(tmp_path / "posterior.npz").params_.q.loc) == {"W", "V", "b"}
     assert invoke("demo", "--out", tmp_path, "--sem", "mlp").exit_code == 2
 
@@ -267,32 +262,20 @@ def test_fit_passes_the_network_options_to_the_mlp(tmp_path):
     assert (options["hidden_units"], options["bias"]) == (2, False)
 
 
-def test_fit_with_the_additive_sem_matches_the_api(tmp_path):
+def test_fit_with_the_additive_sem_and_student_t_noise_matches_the_api(tmp_path):
     assert invoke("simulate", "--p", 3, "--edges", 2, "--n", 60, "--sem", "mlp",
                   "--out", tmp_path).exit_code == 0
     result = invoke("fit", tmp_path / "data.csv", "--out", tmp_path / "out", "--sem",
-                    "additive", "--lam", 2.0, "--max-epochs", 3, "--n-samples", 8, "--seed", 1,
-                    "--n-draws", 1000, "--no-progress")
+                    "additive", "--likelihood", "student", "--lam", 2.0, "--max-epochs", 3,
+                    "--n-samples", 8, "--seed", 1, "--n-draws", 1000, "--no-progress")
     assert result.exit_code == 0, result.output
     assert "additive" in result.output
-    api = ProDAG(sem="additive", lam=2.0, max_epochs=3, n_samples=8, seed=1,
-                 progress=False).fit(pd.read_csv(tmp_path / "data.csv"))
+    api = ProDAG(sem="additive", likelihood="student", lam=2.0, max_epochs=3, n_samples=8,
+                 seed=1, progress=False).fit(pd.read_csv(tmp_path / "data.csv"))
     from_cli = pd.read_csv(tmp_path / "out" / "edge_probabilities.csv", index_col=0)
     np.testing.assert_array_equal(from_cli.to_numpy(), api.edge_probabilities(1000))
-    assert set(ProDAG.load(tmp_path / "out" / "posterior.npz").params_.q.loc) == {"W", "V", "b"}
-
-
-def test_fit_with_student_t_noise_matches_the_api(tmp_path):
-    assert invoke("simulate", "--p", 3, "--edges", 2, "--n", 60, "--out", tmp_path).exit_code == 0
-    result = invoke("fit", tmp_path / "data.csv", "--out", tmp_path / "out", "--likelihood",
-                    "student", "--lam", 2.0, "--max-epochs", 3, "--n-samples", 8, "--seed", 1,
-                    "--n-draws", 1000, "--no-progress")
-    assert result.exit_code == 0, result.output
-    api = ProDAG(likelihood="student", lam=2.0, max_epochs=3, n_samples=8, seed=1,
-                 progress=False).fit(pd.read_csv(tmp_path / "data.csv"))
-    from_cli = pd.read_csv(tmp_path / "out" / "edge_probabilities.csv", index_col=0)
-    np.testing.assert_array_equal(from_cli.to_numpy(), api.edge_probabilities(1000))
-    assert ProDAG.load(tmp_path / "out" / "posterior.npz").likelihood == "student"
+    loaded = ProDAG.load(tmp_path / "out" / "posterior.npz")
+    assert set(loaded.params_.q.loc) == {"W", "V", "b"} and loaded.likelihood == "student"
 
 
 def test_simulate_offers_only_the_simulated_sems():
