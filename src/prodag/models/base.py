@@ -64,6 +64,15 @@ class StructuralEquationModel(Protocol):
         """``log p(X | ω)`` of shape ``(L,)``, summed over rows; ``noise_variance`` is ``(p,)``."""
 
 
+def rows_data(X: jax.Array, observed: jax.Array | None = None) -> dict[str, jax.Array]:
+    """The data of a likelihood that needs every row: ``{"X": (n, p)}``, and with
+    ``observed (n, p)`` (variable k's equation holds in row i) that mask as 0/1."""
+    X = jnp.asarray(X)
+    if observed is None:
+        return {"X": X}
+    return {"X": X, "observed": jnp.asarray(observed, X.dtype)}
+
+
 def gaussian_log_likelihood(rss: jax.Array, n_rows: jax.Array,
                             noise_variance: jax.Array) -> jax.Array:
     """Gaussian ``log p(X | ω)`` of shape ``(L,)`` from each column's residual sum of squares

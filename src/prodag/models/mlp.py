@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import jax
 import jax.numpy as jnp
 
-from prodag.models.base import Weights, draw_through_graph
+from prodag.models.base import Weights, draw_through_graph, rows_data
 from prodag.projection import Projector
 from prodag.variational import VariationalParams
 
@@ -160,12 +160,8 @@ class MLPSEM:
 
     # ------------------------------------------------------------------ likelihood
     def prepare_data(self, X: jax.Array, observed: jax.Array | None = None) -> dict:
-        """The data itself, ``{"X": (n, p)}`` (the network needs every row), and with
-        ``observed (n, p)`` (variable k's equation holds in row i) that mask as 0/1."""
-        X = jnp.asarray(X)
-        if observed is None:
-            return {"X": X}
-        return {"X": X, "observed": jnp.asarray(observed, X.dtype)}
+        """``rows_data``: the network needs every row."""
+        return rows_data(X, observed)
 
     def predict_mean(self, weights: Weights, X: jax.Array) -> jax.Array:
         """``f_ω(X)`` of shape ``(L, n, p)`` for weights with sample axis ``L`` and ``X (n, p)``."""

@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 from jax.scipy.special import gammaln
 
-from prodag.models.base import StructuralEquationModel, Weights
+from prodag.models.base import StructuralEquationModel, Weights, rows_data
 from prodag.projection import Projector
 from prodag.variational import VariationalParams
 
@@ -69,13 +69,8 @@ class StudentTNoise:
         return self.model.draw(q, key, n_samples, project, lam)
 
     def prepare_data(self, X: jax.Array, observed: jax.Array | None = None) -> dict[str, Any]:
-        """The rows themselves ``{"X": (n, p)}`` and, with ``observed (n, p)`` (variable k's
-        equation holds in row i), that mask as 0/1."""
-        X = jnp.asarray(X)
-        data = {"X": X}
-        if observed is not None:
-            data["observed"] = jnp.asarray(observed, X.dtype)
-        return data
+        """``rows_data``: the Student-t density needs every row's residuals."""
+        return rows_data(X, observed)
 
     def predict_mean(self, weights: Weights, X: jax.Array) -> jax.Array:
         """The wrapped model's ``f_ω(X)``, ``(L, n, p)``."""
