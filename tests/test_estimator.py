@@ -219,6 +219,21 @@ def test_data_start_begins_at_the_ordered_regression():
     assert np.all(np.asarray(starts[1].q.loc["W"]) == 0)
 
 
+def test_the_additive_sems_data_starts_alternate_linear_and_additive():
+    from prodag.initialization import additive_start, linear_start
+
+    est = ProDAG(sem="additive", lam=1.0, seed=0, progress=False, n_restarts=5)
+    Z = _chain_data(500).to_numpy()
+    Z = Z - Z.mean(axis=0)
+    starts = _starts(est, Z)
+    additive = additive_start(Z, np.ones(5))
+    for index, expected in ((0, {"W": linear_start(Z, np.ones(5))}), (2, additive),
+                            (4, {"W": linear_start(Z, np.ones(5))})):
+        for name, value in expected.items():
+            np.testing.assert_allclose(starts[index].q.loc[name], value, rtol=1e-5, atol=1e-6)
+    assert np.all(np.asarray(starts[3].q.loc["W"]) == 0)
+
+
 @pytest.mark.parametrize("sem, restarts, expected", [("linear", None, 3), ("mlp", None, 1),
                                                       ("mlp", 2, 2), ("additive", None, 3)])
 def test_default_restarts_depend_on_the_sem(sem, restarts, expected):

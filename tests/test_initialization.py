@@ -1,10 +1,12 @@
 """The data-driven start of the linear SEM: top-down order and ordered regressions."""
 
+import jax
 import numpy as np
 import pytest
 
 from prodag import simulate
-from prodag.initialization import linear_start, ordered_regression, top_down_order
+from prodag.initialization import (additive_start, linear_start, ordered_regression,
+                                   top_down_order)
 
 
 def _positions(order):
@@ -88,3 +90,45 @@ def test_relu_network_start_needs_a_pair_of_units():
 
     with pytest.raises(ValueError, match="hidden_units"):
         relu_network_start(np.eye(3), 1, 1)
+
+
+def test_additive_start_is_the_ridge_regression_on_the_features_of_the_placed_variables():
+    """Oracle: node k's start reproduces (``coefficients``) the least-squares fit of x_k on
+    ``(x_j, |x_j|)`` of every variable placed before it plus an intercept, and a V-shaped
+    child ``y = 2|x| + ε`` comes after x with strength ≈ 2 on the |x| feature."""
+    import jax.numpy as jnp
+    from prodag.models.additive import coefficients, features
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(3000)
+    z = 0.8 * x + rng.standard_normal(3000)
+    y = 2.0 * np.abs(x) + rng.standard_normal(3000)
+    X = np.column_stack([y, x, z])
+    X = X - X.mean(axis=0)
+    start = additive_start(X, np.ones(3), ridge=0.0)
+    with jax.enable_x64(True):
+        theta = np.asarray(coefficients({k: jnp.asarray(v)[None] for k, v in start.items()}))[0]
+    F = features(X, xp=np)
+    order = np.argsort((theta[:-1] != 0).sum(axis=0))  # the k-th placed has 2k coefficients
+    assert list(order) == [1, 2, 0] or list(order) == [1, 0, 2]
+    for place, k in enumerate(order):
+        columns = [2 * j + a for j in order[:place] for a in (0, 1)] + [2 * X.shape[1]]
+        expected = np.linalg.lstsq(F[:, columns], X[:, k], rcond=None)[0]
+        np.testing.assert_allclose(theta[columns, k], expected, atol=1e-9)
+    assert abs(start["W"][1, 0]) == pytest.approx(2.0, abs=0.1)
+    assert abs(theta[3, 0]) == pytest.approx(2.0, abs=0.1)  # the |x| feature of x → y
+    assert abs(linear_start(X, np.ones(3))[1, 0]) < 0.2      # the linear start misses it
+
+
+def test_additive_weights_of_inverts_coefficients():
+    import jax.numpy as jnp
+    from prodag.models.additive import coefficients, weights_of
+
+    theta = np.random.default_rng(4).standard_normal((9, 4))
+    theta[2:4, 1] = 0.0  # a zero pair: no edge 1 → 1's column, W = 0 and V = 0
+    weights = weights_of(theta)
+    assert weights["W"][1, 1] == 0 and np.all(weights["V"][1, 1] == 0)
+    assert np.all(weights["V"][..., 0] + 1 >= 0)  # shapes on the prior's side, u₁ ≥ 0
+    with jax.enable_x64(True):
+        back = coefficients({k: jnp.asarray(v)[None] for k, v in weights.items()})
+    np.testing.assert_allclose(np.asarray(back)[0], theta, atol=1e-12)

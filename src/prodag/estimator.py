@@ -109,13 +109,17 @@ class ProDAG(ParameterProtocol):
     init : {"auto", "prior", "data"}
         Where the first fit of every radius starts: ``"prior"`` (the paper), or ``"data"``:
         means from ridge regressions along the top-down equal-variance order of the data
-        (``prodag.initialization``), σ = 0.1. ``"auto"``: ``"data"`` for the linear SEM.
+        (``prodag.initialization``), σ = 0.1; the additive SEM has two such starts, the
+        linear one and one regressed on its own features ``(x_j, |x_j|)``. ``"auto"``:
+        ``"data"`` for the linear and additive SEMs.
     n_restarts : int or None
-        Starts of the kept radius, alternating between ``init`` (first, third, …) and the
-        prior; the fit with the best final ELBO is kept. With ``lam=None`` the λ = ∞ fit and
-        the radii are fitted from the first start, and only the two best radii from every
-        start (``prodag.selection``). ``None``: 3 for the linear SEM (its ELBO has local
-        optima, roughly one per order), 1 for the MLP (more starts did not score better).
+        Starts of the kept radius, alternating between ``init`` (first, third, …; the
+        additive SEM's two data starts in turn) and the prior; the posterior mixes the fits
+        by their ELBO (``prodag.mixture``). With ``lam=None`` the λ = ∞ fit and the radii are
+        fitted from the first start, and only the two best radii from every start
+        (``prodag.selection``). ``None``: 3 for the linear and additive SEMs (their ELBOs have
+        local optima, roughly one per order), 1 for the MLP (more starts did not score
+        better).
     forbidden, required : edges, DataFrame, path or None
         Edges no posterior sample contains / every sample contains: ``(source, target)``
         pairs of column names or indices, a DataFrame with columns ``source`` and ``target``,

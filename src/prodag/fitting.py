@@ -96,30 +96,34 @@ def data_start(prior: Params, means: dict[str, np.ndarray]) -> Params:
     return prior._replace(q=VariationalParams(loc, rho))
 
 
-def alternate_starts(prior: Params, start: Params | None, n_restarts: int) -> list[Params]:
-    """The ``n_restarts`` starting points: ``start`` for restarts 0, 2, 4, … and the prior for
-    the others (they differ in their training keys too); all the prior if ``start`` is None."""
-    if start is None:
+def alternate_starts(prior: Params, data_starts: Sequence[Params],
+                     n_restarts: int) -> list[Params]:
+    """The ``n_restarts`` starting points: the data starts in turn for restarts 0, 2, 4, … and
+    the prior for the others (they differ in their training keys too); all the prior if
+    there is no data start."""
+    if not data_starts:
         return [prior] * n_restarts
-    return [start if r % 2 == 0 else prior for r in range(n_restarts)]
+    return [data_starts[(r // 2) % len(data_starts)] if r % 2 == 0 else prior
+            for r in range(n_restarts)]
 
 
 def starts(engine: VariationalInference, Z: np.ndarray, noise: np.ndarray, dtype,
            config: ModelConfig, from_data: bool, n_restarts: int) -> list[Params]:
     """The starting points of ``n_restarts`` fits on the rows ``Z (n, p)``: the prior, and with
-    ``from_data`` the data start (``prodag.initialization.start_means``, computed once here
+    ``from_data`` the data starts (``prodag.initialization.start_means``, computed once here
     for every radius fitted on these rows) alternating with it."""
     prior = engine.init_params(Z.shape[1], noise, dtype)
-    start = None
+    data_starts = []
     if from_data:
         rows = Z if config.likelihood == "gaussian" else without_outlying_rows(Z)
-        start = data_start(prior, start_means(rows, np.broadcast_to(noise, Z.shape[1:]),
-                                              config.sem, config.hidden_units,
-                                              config.hidden_layers))
-        if config.knowledge is not None:
-            start = at_prior_where_forbidden(start, prior, engine.model.edge_weight,
-                                             config.knowledge.forbidden_mask())
-    return alternate_starts(prior, start, n_restarts)
+        for means in start_means(rows, np.broadcast_to(noise, Z.shape[1:]), config.sem,
+                                 config.hidden_units, config.hidden_layers):
+            start = data_start(prior, means)
+            if config.knowledge is not None:
+                start = at_prior_where_forbidden(start, prior, engine.model.edge_weight,
+                                                 config.knowledge.forbidden_mask())
+            data_starts.append(start)
+    return alternate_starts(prior, data_starts, n_restarts)
 
 
 def without_outlying_rows(Z: np.ndarray) -> np.ndarray:

@@ -9,12 +9,21 @@ the placed ones, divided by its noise variance, is smallest; under the model eve
 the remaining graph has exactly its noise variance left while every other variable has more.
 The start ``loc`` is then the ridge regression of every variable on the variables before it.
 
-Numpy only: it runs once per fit on the ``(p, p)`` Gram matrix.
+The additive SEM gets a second start made the same way with its own features
+(``additive_start``): the top-down rule with each variable's variance left after a ridge
+regression on the features ``(x_j, |x_j|)`` of the placed variables, then those regressions
+as strengths and shapes. A relation that is a V (``y = |x|``) has no linear correlation, so
+the linear start leaves it out; this start has it.
+
+Numpy only: it runs once per fit on the ``(p, p)`` Gram matrix (``(2p + 1, 2p + 1)`` for the
+additive start).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from prodag.models import additive
 
 
 def top_down_order(covariance: np.ndarray, noise_variance: np.ndarray) -> np.ndarray:
@@ -113,12 +122,60 @@ def relu_network_start(linear: np.ndarray, hidden_units: int,
     return weights
 
 
+def additive_start(X: np.ndarray, noise_variance: np.ndarray,
+                   ridge: float = 0.01) -> dict[str, np.ndarray]:
+    """Start ``{"W": (p, p), "V": (p, p, 2), "b": (p,)}`` of the additive SEM from centred
+    data ``X (n, p)``.
+
+    The order is the top-down rule with the additive SEM's features: each step places the
+    unplaced variable whose mean squared residual, after a ridge regression on the features
+    ``(x_j, |x_j|)`` of the placed variables and an intercept, divided by its noise variance,
+    is smallest. That regression, taken when the variable is placed, is its start
+    (``prodag.models.additive.weights_of``). The penalty is ``ridge`` times the mean noise
+    variance, on every feature but the intercept.
+    """
+    n, p = X.shape
+    F = additive.features(np.asarray(X, dtype=float), xp=np)
+    gram, cross, squares = F.T @ F / n, F.T @ X / n, np.sum(X * X, axis=0) / n
+    penalty = ridge * float(np.mean(noise_variance))
+    theta = np.zeros((2 * p + 1, p))
+    placed: list[int] = []
+    remaining = list(range(p))
+    for _ in range(p):
+        columns = [2 * j + a for j in placed for a in (0, 1)] + [2 * p]
+        coefficients, residual = _ridge_regressions(gram[np.ix_(columns, columns)],
+                                                    cross[columns], squares, penalty)
+        scores = residual[remaining] / np.asarray(noise_variance)[remaining]
+        node = remaining[int(np.argmin(scores))]
+        theta[columns, node] = coefficients[:, node]
+        placed.append(node)
+        remaining.remove(node)
+    return additive.weights_of(theta)
+
+
+def _ridge_regressions(gram: np.ndarray, cross: np.ndarray, squares: np.ndarray,
+                       penalty: float) -> tuple[np.ndarray, np.ndarray]:
+    """Ridge regressions of every variable on one design whose last column is the intercept
+    (not penalised): ``gram (m, m)`` and ``cross (m, p)`` are the design's moments over rows,
+    ``squares (p,)`` the variables' mean squares. Returns the coefficients ``(m, p)`` and the
+    mean squared residuals ``(p,)``."""
+    diagonal = np.full(gram.shape[0], penalty)
+    diagonal[-1] = 0.0
+    coefficients = np.linalg.solve(gram + np.diag(diagonal), cross)
+    residual = (squares - 2 * np.sum(coefficients * cross, axis=0)
+                + np.sum(coefficients * (gram @ coefficients), axis=0))
+    return coefficients, residual
+
+
 def start_means(X: np.ndarray, noise_variance: np.ndarray, sem: str, hidden_units: int = 10,
-                hidden_layers: int = 1) -> dict[str, np.ndarray]:
-    """The data start's means for the weights of ``sem`` from centred data ``X (n, p)``:
-    ``{"W": linear_start}`` for the linear and the additive SEM, ``relu_network_start`` of it
-    for the MLP (weights not named, e.g. shapes and biases, start at 0)."""
+                hidden_layers: int = 1) -> list[dict[str, np.ndarray]]:
+    """The data starts' means for the weights of ``sem`` from centred data ``X (n, p)``, in the
+    order the restarts take them: ``[{"W": linear_start}]`` for the linear SEM,
+    ``[relu_network_start of it]`` for the MLP, and for the additive SEM the linear start then
+    ``additive_start`` (weights not named, e.g. shapes and biases, start at 0)."""
     linear = linear_start(X, noise_variance)
     if sem == "mlp":
-        return relu_network_start(linear, hidden_units, hidden_layers)
-    return {"W": linear}
+        return [relu_network_start(linear, hidden_units, hidden_layers)]
+    if sem == "additive":
+        return [{"W": linear}, additive_start(X, noise_variance)]
+    return [{"W": linear}]

@@ -39,6 +39,7 @@ from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from prodag.models.base import Weights, draw_through_graph, gaussian_log_likelihood
 from prodag.models.mlp import safe_group_norm
@@ -46,11 +47,12 @@ from prodag.projection import Projector
 from prodag.variational import VariationalParams
 
 
-def features(X: jax.Array) -> jax.Array:
-    """``F (n, 2p + 1)``: ``x_j`` at column ``2j``, ``|x_j|`` at ``2j + 1``, then a 1."""
+def features(X: jax.Array, xp=jnp) -> jax.Array:
+    """``F (n, 2p + 1)``: ``x_j`` at column ``2j``, ``|x_j|`` at ``2j + 1``, then a 1
+    (``xp=numpy`` computes it in numpy, at the input's precision)."""
     n = X.shape[0]
-    pairs = jnp.stack([X, jnp.abs(X)], axis=-1).reshape(n, -1)
-    return jnp.concatenate([pairs, jnp.ones((n, 1), X.dtype)], axis=1)
+    pairs = xp.stack([X, xp.abs(X)], axis=-1).reshape(n, -1)
+    return xp.concatenate([pairs, xp.ones((n, 1), X.dtype)], axis=1)
 
 
 def shape_directions(V: jax.Array) -> jax.Array:
@@ -70,6 +72,24 @@ def coefficients(weights: Weights) -> jax.Array:
     pairs = W[..., None] * shape_directions(weights["V"])  # [l, j, k, a]
     pairs = jnp.moveaxis(pairs, 3, 2).reshape(n_samples, 2 * p, p)  # [l, 2j + a, k]
     return jnp.concatenate([pairs, b[:, None, :]], axis=1)
+
+
+def weights_of(theta: np.ndarray) -> dict[str, np.ndarray]:
+    """The weights ``W (p, p)``, ``V (p, p, 2)``, ``b (p,)`` of one sample whose
+    ``coefficients`` are ``theta (2p + 1, p)``: the inverse of ``coefficients`` (numpy).
+
+    Each edge's pair ``(a, c)`` of coefficients becomes the strength ``W = ±‖(a, c)‖`` and the
+    unit shape ``u = ±(a, c)/‖(a, c)‖``, the sign chosen so that ``u₁ ≥ 0`` (a shape close to
+    the prior's straight line), and ``V = u − e₁``; a zero pair gives ``W = 0``, ``V = 0``.
+    """
+    theta = np.asarray(theta, dtype=float)
+    p = theta.shape[1]
+    pairs = np.moveaxis(theta[:-1].reshape(p, 2, p), 1, 2)  # [j, k, a]
+    norm = np.linalg.norm(pairs, axis=-1)
+    sign = np.where(pairs[..., 0] < 0, -1.0, 1.0)
+    u = sign[..., None] * pairs / np.where(norm > 0, norm, 1.0)[..., None]
+    V = np.where(norm[..., None] > 0, u - np.array([1.0, 0.0]), 0.0)
+    return {"W": sign * norm, "V": V, "b": theta[-1].copy()}
 
 
 @dataclass(frozen=True)
