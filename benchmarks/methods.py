@@ -55,10 +55,13 @@ def select_methods(fitters: dict[str, Fitter], methods: Sequence[str] | None) ->
     return {by_key[m.lower()]: fitters[by_key[m.lower()]] for m in methods}
 
 
-def peer_fitters(data, seed: int, sem: str = "linear", quick: bool = False) -> dict[str, Fitter]:
+def peer_fitters(data, seed: int, sem: str = "linear", quick: bool = False,
+                 dagma_library_defaults: bool = False) -> dict[str, Fitter]:
     """``{label: fitter}`` of the installed peers on ``data`` (anything with ``X`` and
-    ``X_val`` arrays), from ``benchmarks.peers``; a peer whose package is missing is skipped
-    with a note (printed once) saying how to install it."""
+    ``X_val`` arrays), from ``benchmarks.peers``, with ``dagma_library_defaults`` also DAGMA
+    as its library fits by default (``DAGMA (library defaults)``: no λ chosen on held-out
+    rows); a peer whose package is missing is skipped with a note (printed once) saying how
+    to install it."""
     from . import peers
 
     fitters = {}
@@ -68,6 +71,10 @@ def peer_fitters(data, seed: int, sem: str = "linear", quick: bool = False) -> d
             continue
         fitters[PEER_LABELS.get(name, name)] = _timed(peers.fit_peer, name, data, sem=sem,
                                                       seed=seed, quick=quick)
+        if name == "dagma" and dagma_library_defaults:
+            fitters["DAGMA (library defaults)"] = _timed(
+                peers.fit_peer, name, data, sem=sem, seed=seed, quick=quick,
+                **peers.DAGMA_LIBRARY_DEFAULTS)
     return fitters
 
 

@@ -165,7 +165,9 @@ def _dagma_linear(X, X_val, lambdas, fit_options):
     return select_by_validation(candidates, scores)
 
 
-def _dagma_mlp(X, X_val, lambdas, fit_options):
+def _dagma_mlp(X, X_val, lambdas, fit_options, seed=None):
+    """DAGMA's MLP at each λ, its networks initialised from ``torch.manual_seed(seed)`` (0
+    when None), so a fit is reproducible; the best by the validation log-likelihood."""
     import dagma.nonlinear
     import torch
 
@@ -173,6 +175,7 @@ def _dagma_mlp(X, X_val, lambdas, fit_options):
     candidates, scores = [], []
     with _silent_progress(dagma.nonlinear):
         for lam in lambdas:
+            torch.manual_seed(0 if seed is None else int(seed))
             network = dagma.nonlinear.DagmaMLP(dims=[p, HIDDEN_UNITS, 1], bias=True,
                                                dtype=torch.double)
             model = dagma.nonlinear.DagmaNonlinear(network, dtype=torch.double)
@@ -189,7 +192,8 @@ def _dagma_mlp(X, X_val, lambdas, fit_options):
 
 def fit_dagma(X, X_val, seed=None, *, sem="linear", quick=False, lambdas=None,
               fit_options=None) -> np.ndarray:
-    """DAGMA with λ chosen on ``X_val``: a point estimate, shape ``(1, p, p)``.
+    """DAGMA with λ chosen on ``X_val``: a point estimate, shape ``(1, p, p)``; ``seed`` seeds
+    the MLP's initial weights (the linear fit has none).
 
     ``lambdas`` overrides the grid; ``fit_options`` are passed to DAGMA's ``fit`` (e.g.
     ``warm_iter``, ``max_iter``); ``quick`` uses 3 λ values and short inner loops.
@@ -202,8 +206,9 @@ def fit_dagma(X, X_val, seed=None, *, sem="linear", quick=False, lambdas=None,
         lambdas = np.geomspace(1e-3, 1.0, 3) if quick else DAGMA_LAMBDAS
     if quick:
         options = {"warm_iter": 1000, "max_iter": 2000} | options
-    fit = _dagma_linear if _check_sem(sem) == "linear" else _dagma_mlp
-    return fit(X, X_val, list(lambdas), options)[None]
+    if _check_sem(sem) == "linear":  # deterministic: DAGMA's linear fit starts at zero
+        return _dagma_linear(X, X_val, list(lambdas), options)[None]
+    return _dagma_mlp(X, X_val, list(lambdas), options, seed)[None]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -346,7 +351,8 @@ def main(argv=None) -> None:
     parser.add_argument("--library-defaults", action="store_true",
                         help="DAGMA with its library's defaults (lambda1 0.02, lambda2 0.005, "
                              "threshold 0.3) instead of lambda chosen on held-out rows")
-    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="first dataset seed; other than 0 it is named in the file name")
     args = parser.parse_args(argv)
     if args.library_defaults and args.peer != "dagma":
         parser.error("--library-defaults applies to dagma only")
@@ -358,7 +364,9 @@ def main(argv=None) -> None:
     columns = ("seed", "seconds", *METRICS)
     RESULTS_DIR.mkdir(exist_ok=True)
     tag = (f"{args.peer.replace('+', 'plus')}_{args.sem}_p{args.p}_n{args.n}"
-           + ("_library_defaults" if args.library_defaults else ""))
+           + ("_library_defaults" if args.library_defaults else "")
+           + (f"_seeds{args.first_seed}-{args.first_seed + args.seeds - 1}"
+              if args.first_seed else ""))
     out = RESULTS_DIR / f"peers_{tag}.json"
     print(f"{args.peer} on {settings}, quick={args.quick}, versions {versions()}")
     print(" | ".join(f"{c:>8}" for c in columns), flush=True)

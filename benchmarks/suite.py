@@ -202,7 +202,8 @@ def synthetic_runner(settings: SyntheticSettings,
                      variants: dict[str, dict] | None = None) -> Callable[..., list[dict]]:
     """A runner of one simulated setting over ``n_grid``: ProDAG through
     ``benchmarks.synthetic`` (λ selected by ProDAG's default, the ELBO), the peers on the
-    same datasets (their λ chosen on the simulator's validation rows).
+    same datasets (their λ chosen on the simulator's validation rows; for the MLP simulator
+    also DAGMA with its library's defaults, the nonlinear issue's bar).
 
     ``variants`` adds ProDAG rows with other estimator options, ``{method name: options}``
     (e.g. ``{"ProDAG (2 units)": {"hidden_units": 2}}``)."""
@@ -221,7 +222,8 @@ def synthetic_runner(settings: SyntheticSettings,
                     for name, extra in {"ProDAG": {}, **(variants or {})}.items()}
                 fitters = select_methods(
                     {**prodag_fitters,
-                     **peer_fitters(data, seed, sem=settings.sem, quick=quick)}, methods)
+                     **peer_fitters(data, seed, sem=settings.sem, quick=quick,
+                                    dagma_library_defaults=settings.sem == "mlp")}, methods)
                 jobs += jobs_of(fitters, {"n": n, "seed": seed},
                                 functools.partial(score_against, data.adjacency))
         return execute(jobs, checkpoint, executor)
