@@ -57,8 +57,8 @@ def features(X: jax.Array, xp=jnp) -> jax.Array:
 
 def shape_directions(V: jax.Array) -> jax.Array:
     """Unit vectors ``u_jk = (e₁ + v_jk) / ‖e₁ + v_jk‖`` of shape ``(L, p, p, 2)`` from the
-    shape weights ``V (L, p, p, 2)``: ``v = 0`` (the prior's mean and the data start) is the
-    linear shape ``(1, 0)``."""
+    shape weights ``V (L, p, p, 2)``: ``v = 0`` (the prior's mean and the linear data start)
+    is the linear shape ``(1, 0)``."""
     u = V.at[..., 0].add(1.0)
     norm = safe_group_norm(u)[..., None]
     return u / jnp.where(norm > 0, norm, 1.0)
