@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from prodag.models import additive
-
 
 def top_down_order(covariance: np.ndarray, noise_variance: np.ndarray) -> np.ndarray:
     """Order ``(p,)`` (variable at each place) by the top-down equal-variance rule.
@@ -134,6 +132,8 @@ def additive_start(X: np.ndarray, noise_variance: np.ndarray,
     (``prodag.models.additive.weights_of``). The penalty is ``ridge`` times the mean noise
     variance, on every feature but the intercept.
     """
+    from prodag.models import additive  # imported when asked for, as ``make_model`` does
+
     n, p = X.shape
     F = additive.features(np.asarray(X, dtype=float), xp=np)
     gram, cross, squares = F.T @ F / n, F.T @ X / n, np.sum(X * X, axis=0) / n
