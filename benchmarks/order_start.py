@@ -10,8 +10,11 @@ unit alters):
   per row: lower is better) of the two starting orders under the same model;
 - with λ selected as by default, to score what each start leads to.
 
-The ``true order`` start replaces the order of ``prodag.initialization.linear_start`` by a
-topological order of the true graph (the ridge regressions along it are unchanged). Also
+The ``data start`` is the model's own (``prodag.initialization.start_means``: the top-down
+order, or, when every variable has its own learned noise variance as by default here, the
+order of ``prodag.order_search``; before 2026-11-25 the top-down order in every case). The
+``true order`` start replaces that order by a topological order of the true graph (the ridge
+regressions along it are unchanged). Also
 reported per dataset: the edges of the true graph left undirected in its Markov equivalence
 class (``prodag.graph.cpdag``), which bound what no scale-free method can orient (each costs
 at least 0.5 Brier in expectation).
@@ -42,14 +45,14 @@ STARTS = ("data start", "true order")
 
 @contextlib.contextmanager
 def start_order(order: np.ndarray | None):
-    """Within the block, the linear data start regresses along ``order`` where it would take
-    the top-down order (None: unchanged); starts given their own order keep it."""
+    """Within the block, the linear data start regresses along ``order`` in place of the
+    order it would take (None: unchanged)."""
     from prodag import initialization
 
-    original, true_order = initialization.linear_start, order
+    original, imposed = initialization.linear_start, order
 
     def along(X, noise_variance, ridge=0.01, order=None):
-        return original(X, noise_variance, ridge, order=true_order if order is None else order)
+        return original(X, noise_variance, ridge, order=imposed)
 
     initialization.linear_start = original if order is None else along
     try:

@@ -18,9 +18,10 @@ Data:
 
 Every posterior (1000 samples) is scored with the four metrics and the expected calibration
 error. Prints mean ± standard error per data kind and variant and writes
-``benchmarks/results/units_n{n}.json``.
+``benchmarks/results/units_n{n}[_<tag>].json``.
 
-Run: ``python -m benchmarks.units [--seeds 10] [--n 100] [--sachs]``.
+Run: ``python -m benchmarks.units [--seeds 10] [--n 100] [--sachs] [--variant NAME]
+[--tag TAG]`` (a tag names the file ``units_n{n}_<tag>.json``).
 """
 
 from __future__ import annotations
@@ -146,6 +147,7 @@ def main(argv=None) -> None:
     parser.add_argument("--variant", action="append", choices=list(VARIANTS),
                         help="variants to run (repeatable; default: all)")
     parser.add_argument("--sachs", action="store_true", help="also fit the Sachs data")
+    parser.add_argument("--tag", default=None, help="results file suffix")
     args = parser.parse_args(argv)
     variants = args.variant or list(VARIANTS)
     rows = simulated_rows(args, variants) if args.seeds else []
@@ -153,7 +155,7 @@ def main(argv=None) -> None:
         rows += sachs_rows(variants)
     table = summarize(rows)
     print_table(table)
-    out = RESULTS_DIR / f"units_n{args.n}.json"
+    out = RESULTS_DIR / f"units_n{args.n}{f'_{args.tag}' if args.tag else ''}.json"
     out.write_text(json.dumps({"settings": {**vars(args), "variants": VARIANTS},
                                "finished": time.strftime("%Y-%m-%d %H:%M:%S UTC",
                                                          time.gmtime()),

@@ -109,7 +109,8 @@ class ProDAG(ParameterProtocol):
     init : {"auto", "prior", "data"}
         Where the first fit of every radius starts: ``"prior"`` (the paper), or ``"data"``:
         means from ridge regressions along the top-down equal-variance order of the data
-        (``prodag.initialization``), σ = 0.1; the additive SEM has two such starts, the
+        (``prodag.initialization``; with ``noise_variance="estimate"``, along the order of
+        ``prodag.order_search`` instead), σ = 0.1; the additive SEM has two such starts, the
         linear one and one regressed on its own features ``(x_j, |x_j|)``. ``"auto"``:
         ``"data"`` for the linear and additive SEMs.
     n_restarts : int or None

@@ -116,8 +116,9 @@ def starts(engine: VariationalInference, Z: np.ndarray, noise: np.ndarray, dtype
     data_starts = []
     if from_data:
         rows = Z if config.likelihood == "gaussian" else without_outlying_rows(Z)
+        per_variable = engine.learn_noise_variance and np.size(noise) > 1
         for means in start_means(rows, np.broadcast_to(noise, Z.shape[1:]), config.sem,
-                                 config.hidden_units, config.hidden_layers):
+                                 config.hidden_units, config.hidden_layers, per_variable):
             start = data_start(prior, means)
             if config.knowledge is not None:
                 start = at_prior_where_forbidden(start, prior, engine.model.edge_weight,

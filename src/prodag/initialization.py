@@ -9,6 +9,9 @@ the placed ones, divided by its noise variance, is smallest; under the model eve
 the remaining graph has exactly its noise variance left while every other variable has more.
 The start ``loc`` is then the ridge regression of every variable on the variables before it.
 
+A fit that learns one noise variance per variable gives that rule nothing to go on; its linear
+start follows an order found by a score search instead (``prodag.order_search``).
+
 The additive SEM gets a second start made the same way with its own features
 (``additive_start``): the top-down rule with each variable's variance left after a ridge
 regression on the features ``(x_j, |x_j|)`` of the placed variables, then those regressions
@@ -22,6 +25,8 @@ additive start).
 from __future__ import annotations
 
 import numpy as np
+
+from prodag.order_search import best_order
 
 
 def top_down_order(covariance: np.ndarray, noise_variance: np.ndarray) -> np.ndarray:
@@ -168,12 +173,18 @@ def _ridge_regressions(gram: np.ndarray, cross: np.ndarray, squares: np.ndarray,
 
 
 def start_means(X: np.ndarray, noise_variance: np.ndarray, sem: str, hidden_units: int = 10,
-                hidden_layers: int = 1) -> list[dict[str, np.ndarray]]:
+                hidden_layers: int = 1, per_variable_noise: bool = False
+                ) -> list[dict[str, np.ndarray]]:
     """The data starts' means for the weights of ``sem`` from centred data ``X (n, p)``, in the
     order the restarts take them: ``[{"W": linear_start}]`` for the linear SEM,
     ``[relu_network_start of it]`` for the MLP, and for the additive SEM the linear start then
-    ``additive_start`` (weights not named, e.g. shapes and biases, start at 0)."""
-    linear = linear_start(X, noise_variance)
+    ``additive_start`` (weights not named, e.g. shapes and biases, start at 0).
+
+    With ``per_variable_noise`` (one learned noise variance per variable, where the variances
+    say nothing of the order) the linear start regresses along
+    ``prodag.order_search.best_order`` instead of the top-down order."""
+    order = best_order(X) if per_variable_noise else None
+    linear = linear_start(X, noise_variance, order=order)
     if sem == "mlp":
         return [relu_network_start(linear, hidden_units, hidden_layers)]
     if sem == "additive":

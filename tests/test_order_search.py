@@ -1,0 +1,73 @@
+"""The scale-invariant order search: its score against direct regressions and brute force,
+its invariances, and its use as the data start when every variable has its own variance."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from prodag import simulate
+from prodag.order_search import OrderScore, best_order, insertion_scores
+
+
+def _bic(X, k, parents):
+    """The BIC of regressing standardised column ``k`` on ``parents`` by least squares."""
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    n = len(Z)
+    if parents:
+        coefficients = np.linalg.lstsq(Z[:, parents], Z[:, k], rcond=None)[0]
+        residual = Z[:, k] - Z[:, parents] @ coefficients
+    else:
+        residual = Z[:, k]
+    return n / 2 * np.log(residual @ residual / n) + np.log(n) / 2 * len(parents)
+
+
+def test_node_score_is_the_bic_of_the_best_subset_of_predecessors():
+    data = simulate.dataset(p=6, s=7, n=3000, seed=1)
+    score = OrderScore(data.X)
+    for k in range(6):
+        predecessors = [j for j in range(6) if j != k]
+        value, parents = score.node(k, frozenset(predecessors))
+        assert value == pytest.approx(_bic(data.X, k, list(parents)), rel=1e-9)
+        best = min(_bic(data.X, k, list(subset)) for size in range(6)
+                   for subset in itertools.combinations(predecessors, size))
+        assert value == pytest.approx(best, rel=1e-9)
+
+
+def test_insertion_scores_are_the_scores_of_the_inserted_orders():
+    data = simulate.dataset(p=7, s=9, n=200, seed=2)
+    score = OrderScore(data.X)
+    others, v = [3, 0, 6, 1, 5, 4], 2
+    totals = insertion_scores(score, others, v)
+    expected = [score.total(others[:q] + [v] + others[q:]) for q in range(7)]
+    np.testing.assert_allclose(totals, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_best_order_reaches_the_best_score_of_every_order_on_a_small_graph(seed):
+    data = simulate.dataset(p=5, s=6, n=2000, seed=seed)
+    score = OrderScore(data.X)
+    brute = min(score.total(order) for order in itertools.permutations(range(5)))
+    assert score.total(best_order(data.X)) == pytest.approx(brute, rel=1e-9)
+
+
+def test_best_order_ignores_each_columns_units_and_the_columns_order():
+    data = simulate.dataset(p=12, s=18, n=150, seed=5)
+    rng = np.random.default_rng(0)
+    factors = 10.0 ** rng.uniform(-3, 3, 12)
+    rescaled = data.X * factors + 100 * factors * rng.uniform(-1, 1, 12)
+    order = best_order(data.X)
+    np.testing.assert_array_equal(best_order(rescaled), order)
+    permutation = rng.permutation(12)
+    np.testing.assert_array_equal(permutation[best_order(data.X[:, permutation])], order)
+
+
+def test_per_variable_noise_starts_along_the_searched_order():
+    from prodag.initialization import linear_start, start_means
+
+    data = simulate.dataset(p=8, s=10, n=300, seed=6)
+    X = data.X - data.X.mean(axis=0)
+    noise = np.ones(8)
+    searched = start_means(X, noise, "linear", per_variable_noise=True)[0]["W"]
+    np.testing.assert_allclose(searched, linear_start(X, noise, order=best_order(X)))
+    assert not np.allclose(searched, start_means(X, noise, "linear")[0]["W"])
