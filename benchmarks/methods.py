@@ -20,12 +20,14 @@ _PEER_NOTES: set[str] = set()
 
 
 def posterior_metrics(truth: np.ndarray, samples: np.ndarray) -> dict[str, float]:
-    """The four metrics of posterior graph ``samples (L, p, p)`` against ``truth (p, p)``, and
-    the expected calibration error of their edge probabilities (``ece``, in [0, 1])."""
-    from prodag import metrics
+    """The four metrics of posterior graph ``samples (L, p, p)`` against ``truth (p, p)``, the
+    expected calibration error of their edge probabilities (``ece``, in [0, 1]) and the share
+    of samples that are acyclic (``dags``, in [0, 1])."""
+    from prodag import graph, metrics
 
     scores = {name: float(value) for name, value in metrics.evaluate(truth, samples).items()}
     scores["ece"] = metrics.calibration_error(truth, metrics.edge_probabilities(samples))
+    scores["dags"] = float(np.mean(graph.is_dag(samples)))
     return scores
 
 

@@ -59,7 +59,7 @@ class Experiment:
 def summary_table(rows: Sequence[dict], by: Sequence[str]) -> pd.DataFrame:
     """Mean ± standard error of each metric (and fit seconds) per group ``by``."""
     frame = pd.DataFrame(rows)
-    columns = [m for m in (*METRICS, "ece", "seconds") if m in frame]
+    columns = [m for m in (*METRICS, "ece", "dags", "seconds") if m in frame]
     grouped = frame.groupby(list(by), sort=False)[columns]
     mean, se = grouped.mean(), grouped.std(ddof=1) / np.sqrt(grouped.count())
     table = mean.copy()
@@ -73,12 +73,14 @@ def _mean_se(mean: float, se: float, column: str) -> str:
     if np.isnan(mean):  # a metric some methods' rows lack (e.g. ECE of older runs)
         return ""
     digits = 1 if column in ("ef1", "auroc", "seconds") or abs(mean) >= 10 else 2
+    if column == "dags":
+        return f"{mean:.3f}"  # a share, 1.000 when every sample is a DAG
     return f"{mean:.{digits}f}" + ("" if np.isnan(se) else f" ± {se:.{digits}f}")
 
 
 def markdown(table: pd.DataFrame) -> str:
     """A DataFrame as a GitHub markdown table with the paper's metric titles."""
-    titles = {**METRICS, "ece": "ECE", "seconds": "time (s)"}
+    titles = {**METRICS, "ece": "ECE", "dags": "DAG share", "seconds": "time (s)"}
     header = [titles.get(c, c) for c in table.columns]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in table.itertuples(False)]

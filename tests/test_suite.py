@@ -121,7 +121,7 @@ def test_variants_add_prodag_rows_fitted_with_their_own_options(monkeypatch, tmp
 
     assert [row["method"] for row in rows] == ["ProDAG", "ProDAG (2 units)"]
     assert rows[0] == {"method": "ProDAG", "n": 20, "seed": 0, "seconds": 1.0, "brier": 0.0,
-                       "eshd": 0.0, "ef1": 100.0, "auroc": 100.0, "ece": 0.0}
+                       "eshd": 0.0, "ef1": 100.0, "auroc": 100.0, "ece": 0.0, "dags": 1.0}
     assert json.loads(checkpoint.path.read_text()) == rows
     assert calls[0] == settings
     assert calls[1] == settings.with_options(hidden_units=2)
