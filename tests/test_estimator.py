@@ -206,17 +206,20 @@ def test_data_start_begins_at_the_ordered_regression():
     from prodag.fitting import DATA_START_STD
     from prodag.initialization import linear_start
 
+    from prodag.order_search import best_order
+
     est = ProDAG(lam=1.0, seed=0, progress=False, n_restarts=3)
     Z = _chain_data(500).to_numpy()
     Z = Z - Z.mean(axis=0)
     starts = _starts(est, Z)
     assert len(starts) == 3
-    for data_start in starts[0::2]:
-        np.testing.assert_allclose(data_start.q.loc["W"], linear_start(Z, np.ones(5)),
-                                   rtol=1e-5, atol=1e-6)
+    searched = linear_start(Z, np.ones(5), order=best_order(Z, np.ones(5)))
+    for data_start, expected in zip(starts, (linear_start(Z, np.ones(5)), searched,
+                                             linear_start(Z, np.ones(5)))):
+        np.testing.assert_allclose(data_start.q.loc["W"], expected, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(np.log1p(np.exp(data_start.q.rho["W"])),
                                    DATA_START_STD, rtol=1e-5)
-    assert np.all(np.asarray(starts[1].q.loc["W"]) == 0)
+    assert all(np.any(np.asarray(start.q.loc["W"]) != 0) for start in starts)  # no prior
 
 
 def test_the_additive_sems_data_starts_alternate_linear_and_additive():
@@ -234,10 +237,12 @@ def test_the_additive_sems_data_starts_alternate_linear_and_additive():
     assert np.all(np.asarray(starts[3].q.loc["W"]) == 0)
 
 
-@pytest.mark.parametrize("sem, restarts, expected", [("linear", None, 3), ("mlp", None, 1),
-                                                      ("mlp", 2, 2), ("additive", None, 3)])
-def test_default_restarts_depend_on_the_sem(sem, restarts, expected):
-    est = ProDAG(sem=sem, lam=1.0, n_restarts=restarts, progress=False)
+@pytest.mark.parametrize("sem, restarts, options, expected", [
+    ("linear", None, {}, 2), ("linear", None, {"init": "prior"}, 3),
+    ("linear", None, {"noise_variance": "estimate"}, 3), ("mlp", None, {}, 1),
+    ("mlp", 2, {}, 2), ("additive", None, {}, 3)])
+def test_default_restarts_depend_on_the_sem(sem, restarts, options, expected):
+    est = ProDAG(sem=sem, lam=1.0, n_restarts=restarts, progress=False, **options)
     assert len(_starts(est, np.random.default_rng(0).standard_normal((10, 5)))) == expected
 
 

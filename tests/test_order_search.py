@@ -34,6 +34,39 @@ def test_node_score_is_the_bic_of_the_best_subset_of_predecessors():
         assert value == pytest.approx(best, rel=1e-9)
 
 
+def test_with_known_noise_variances_the_node_score_is_the_gaussian_bic_in_noise_units():
+    data = simulate.dataset(p=6, s=7, n=500, seed=2)
+    X = data.X * np.array([1.0, 2.0, 0.5, 1.0, 3.0, 1.0])
+    noise = np.array([1.0, 4.0, 0.25, 1.0, 9.0, 1.0])
+    score = OrderScore(X, noise_variance=noise)
+    centred = X - X.mean(axis=0)
+    n = len(X)
+
+    def bic(k, parents):
+        residual = centred[:, k]
+        if parents:
+            design = centred[:, parents]
+            residual = residual - design @ np.linalg.lstsq(design, residual, rcond=None)[0]
+        return n / 2 * (residual @ residual / n) / noise[k] + np.log(n) / 2 * len(parents)
+
+    for k in range(6):
+        predecessors = [j for j in range(6) if j != k]
+        value, parents = score.node(k, frozenset(predecessors))
+        assert value == pytest.approx(bic(k, list(parents)), rel=1e-9)
+        assert value == pytest.approx(min(bic(k, list(subset)) for size in range(6) for subset
+                                          in itertools.combinations(predecessors, size)),
+                                      rel=1e-9)
+
+
+def test_with_known_noise_variances_the_search_finds_the_true_order_with_plenty_of_data():
+    data = simulate.dataset(p=8, s=12, n=20000, seed=4)
+    order = best_order(data.X, np.ones(8))
+    positions = np.empty(8, dtype=int)
+    positions[order] = np.arange(8)
+    parents, children = np.nonzero(data.adjacency)
+    assert np.all(positions[parents] < positions[children])
+
+
 def test_insertion_scores_are_the_scores_of_the_inserted_orders():
     data = simulate.dataset(p=7, s=9, n=200, seed=2)
     score = OrderScore(data.X)
@@ -62,12 +95,17 @@ def test_best_order_ignores_each_columns_units_and_the_columns_order():
     np.testing.assert_array_equal(permutation[best_order(data.X[:, permutation])], order)
 
 
-def test_per_variable_noise_starts_along_the_searched_order():
+def test_the_linear_sems_data_starts_follow_the_top_down_and_the_searched_orders():
     from prodag.initialization import linear_start, start_means
 
-    data = simulate.dataset(p=8, s=10, n=300, seed=6)
+    data = simulate.dataset(p=8, s=10, n=100, seed=6)
     X = data.X - data.X.mean(axis=0)
-    noise = np.ones(8)
-    searched = start_means(X, noise, "linear", per_variable_noise=True)[0]["W"]
-    np.testing.assert_allclose(searched, linear_start(X, noise, order=best_order(X)))
-    assert not np.allclose(searched, start_means(X, noise, "linear")[0]["W"])
+    noise = np.full(8, 2.0)
+    top_down, searched = start_means(X, noise, "linear")
+    np.testing.assert_allclose(top_down["W"], linear_start(X, noise))
+    np.testing.assert_allclose(searched["W"],
+                               linear_start(X, noise, order=best_order(X, noise)))
+    (scale_free,) = start_means(X, noise, "linear", per_variable_noise=True)
+    np.testing.assert_allclose(scale_free["W"], linear_start(X, noise, order=best_order(X)))
+    assert not np.allclose(scale_free["W"], top_down["W"])
+    assert not np.allclose(searched["W"], top_down["W"])

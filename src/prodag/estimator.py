@@ -109,18 +109,20 @@ class ProDAG(ParameterProtocol):
     init : {"auto", "prior", "data"}
         Where the first fit of every radius starts: ``"prior"`` (the paper), or ``"data"``:
         means from ridge regressions along the top-down equal-variance order of the data
-        (``prodag.initialization``; with ``noise_variance="estimate"``, along the order of
-        ``prodag.order_search`` instead), σ = 0.1; the additive SEM has two such starts, the
-        linear one and one regressed on its own features ``(x_j, |x_j|)``. ``"auto"``:
-        ``"data"`` for the linear and additive SEMs.
+        (``prodag.initialization``), σ = 0.1. The linear SEM has a second such start, along
+        the order of a BIC search over orders (``prodag.order_search``); with
+        ``noise_variance="estimate"`` it has only a start along the scale-free search's
+        order. The additive SEM's second start is regressed on its own features
+        ``(x_j, |x_j|)``. ``"auto"``: ``"data"`` for the linear and additive SEMs.
     n_restarts : int or None
-        Starts of the kept radius, alternating between ``init`` (first, third, …; the
-        additive SEM's two data starts in turn) and the prior; the posterior mixes the fits
-        by their ELBO (``prodag.mixture``). With ``lam=None`` the λ = ∞ fit and the radii are
-        fitted from the first start, and only the two best radii from every start
-        (``prodag.selection``). ``None``: 3 for the linear and additive SEMs (their ELBOs have
-        local optima, roughly one per order), 1 for the MLP (more starts did not score
-        better).
+        Starts of the kept radius. The linear SEM's two data starts take them in turn; other
+        fits alternate between ``init`` (first, third, …; the additive SEM's two data starts
+        in turn) and the prior. The posterior mixes the fits by their ELBO
+        (``prodag.mixture``). With ``lam=None`` the λ = ∞ fit and the radii are fitted from
+        the first start, and only the two best radii from every start
+        (``prodag.selection``). ``None``: 2 for the linear SEM with its two data starts, 3
+        for the other linear and additive fits (their ELBOs have local optima, roughly one
+        per order), 1 for the MLP (more starts did not score better).
     forbidden, required : edges, DataFrame, path or None
         Edges no posterior sample contains / every sample contains: ``(source, target)``
         pairs of column names or indices, a DataFrame with columns ``source`` and ``target``,
@@ -351,9 +353,16 @@ class ProDAG(ParameterProtocol):
                                min_delta=float(self.min_delta))
 
     def _resolved_restarts(self) -> int:
-        """``n_restarts`` with ``None`` resolved: 1 for the MLP, 3 for the other SEMs."""
+        """``n_restarts`` with ``None`` resolved: 1 for the MLP; 2 for the linear SEM started
+        from the data with known or equal noise variances (one fit per data start: the
+        top-down and the searched order); 3 otherwise."""
         if self.n_restarts is None:
-            return 1 if self.sem == "mlp" else 3
+            if self.sem == "mlp":
+                return 1
+            two_orders = (self.sem == "linear" and self._resolved_init() == "data"
+                          and not (isinstance(self.noise_variance, str)
+                                   and self.noise_variance == "estimate"))
+            return 2 if two_orders else 3
         return int(self.n_restarts)
 
     def _resolved_init(self) -> str:

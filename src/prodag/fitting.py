@@ -96,13 +96,16 @@ def data_start(prior: Params, means: dict[str, np.ndarray]) -> Params:
     return prior._replace(q=VariationalParams(loc, rho))
 
 
-def alternate_starts(prior: Params, data_starts: Sequence[Params],
-                     n_restarts: int) -> list[Params]:
+def alternate_starts(prior: Params, data_starts: Sequence[Params], n_restarts: int,
+                     with_prior: bool = True) -> list[Params]:
     """The ``n_restarts`` starting points: the data starts in turn for restarts 0, 2, 4, … and
-    the prior for the others (they differ in their training keys too); all the prior if
-    there is no data start."""
+    the prior for the others, or, without ``with_prior``, the data starts in turn for every
+    restart (they differ in their training keys too); all the prior if there is no data
+    start."""
     if not data_starts:
         return [prior] * n_restarts
+    if not with_prior:
+        return [data_starts[r % len(data_starts)] for r in range(n_restarts)]
     return [data_starts[(r // 2) % len(data_starts)] if r % 2 == 0 else prior
             for r in range(n_restarts)]
 
@@ -111,7 +114,10 @@ def starts(engine: VariationalInference, Z: np.ndarray, noise: np.ndarray, dtype
            config: ModelConfig, from_data: bool, n_restarts: int) -> list[Params]:
     """The starting points of ``n_restarts`` fits on the rows ``Z (n, p)``: the prior, and with
     ``from_data`` the data starts (``prodag.initialization.start_means``, computed once here
-    for every radius fitted on these rows) alternating with it."""
+    for every radius fitted on these rows) alternating with it; the linear SEM's two data
+    starts (the top-down and the searched order) take every restart, without the prior
+    (``docs/findings.md``, 2026-11-25: the prior's fits land in different optima for
+    different seeds)."""
     prior = engine.init_params(Z.shape[1], noise, dtype)
     data_starts = []
     if from_data:
@@ -124,7 +130,8 @@ def starts(engine: VariationalInference, Z: np.ndarray, noise: np.ndarray, dtype
                 start = at_prior_where_forbidden(start, prior, engine.model.edge_weight,
                                                  config.knowledge.forbidden_mask())
             data_starts.append(start)
-    return alternate_starts(prior, data_starts, n_restarts)
+    with_prior = not (config.sem == "linear" and len(data_starts) > 1)
+    return alternate_starts(prior, data_starts, n_restarts, with_prior)
 
 
 def without_outlying_rows(Z: np.ndarray) -> np.ndarray:

@@ -6,11 +6,14 @@ can lock into a wrong order. For the linear-Gaussian SEM with known noise varian
 cheap, consistent estimate of the order to start from: the *top-down* rule for equal-variance
 SEMs (Chen, Drton & Wang, 2019). Each step places the unplaced variable whose variance given
 the placed ones, divided by its noise variance, is smallest; under the model every source of
-the remaining graph has exactly its noise variance left while every other variable has more.
-The start ``loc`` is then the ridge regression of every variable on the variables before it.
+the remaining graph has exactly its noise variance left while every other variable has more
+(``prodag.order_search.top_down_order``). The start ``loc`` is then the ridge regression of
+every variable on the variables before it.
 
-A fit that learns one noise variance per variable gives that rule nothing to go on; its linear
-start follows an order found by a score search instead (``prodag.order_search``).
+The rule is greedy, so the linear SEM has a second start along the order of a BIC search over
+orders under the same noise variances (``prodag.order_search``). A fit that learns one noise
+variance per variable gives the rule nothing to go on; its one linear start follows the
+search's scale-free order instead.
 
 The additive SEM gets a second start made the same way with its own features
 (``additive_start``): the top-down rule with each variable's variance left after a ridge
@@ -18,43 +21,15 @@ regression on the features ``(x_j, |x_j|)`` of the placed variables, then those 
 as strengths and shapes. A relation that is a V (``y = |x|``) has no linear correlation, so
 the linear start leaves it out; this start has it.
 
-Numpy only: it runs once per fit on the ``(p, p)`` Gram matrix (``(2p + 1, 2p + 1)`` for the
-additive start).
+It runs once per fit on the ``(p, p)`` Gram matrix (``(2p + 1, 2p + 1)`` for the additive
+start), plus the order searches of ``prodag.order_search``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from prodag.order_search import best_order
-
-
-def top_down_order(covariance: np.ndarray, noise_variance: np.ndarray) -> np.ndarray:
-    """Order ``(p,)`` (variable at each place) by the top-down equal-variance rule.
-
-    Args:
-        covariance: ``(p, p)`` sample covariance of the centred data.
-        noise_variance: ``(p,)`` noise variance of each variable under the model.
-    """
-    p = covariance.shape[0]
-    placed: list[int] = []
-    remaining = list(range(p))
-    for _ in range(p):
-        scores = [_conditional_variance(covariance, k, placed) / noise_variance[k]
-                  for k in remaining]
-        node = remaining[int(np.argmin(scores))]
-        placed.append(node)
-        remaining.remove(node)
-    return np.array(placed, dtype=np.int64)
-
-
-def _conditional_variance(covariance: np.ndarray, k: int, given: list[int]) -> float:
-    """``Var(x_k | x_given)`` under the Gaussian with the given covariance."""
-    if not given:
-        return float(covariance[k, k])
-    block = covariance[np.ix_(given, given)]
-    cross = covariance[given, k]
-    return float(covariance[k, k] - cross @ np.linalg.lstsq(block, cross, rcond=None)[0])
+from prodag.order_search import best_order, conditional_variance, top_down_order
 
 
 def ordered_regression(covariance: np.ndarray, order: np.ndarray, ridge: float) -> np.ndarray:
@@ -91,7 +66,7 @@ def noise_variance_start(X: np.ndarray) -> float:
     that learns its noise variance starts in the data's units."""
     covariance = X.T @ X / X.shape[0]
     order = top_down_order(covariance, np.ones(covariance.shape[0]))
-    left = [_conditional_variance(covariance, node, list(order[:place]))
+    left = [conditional_variance(covariance, node, list(order[:place]))
             for place, node in enumerate(order)]
     return float(max(np.mean(left), np.finfo(float).tiny))
 
@@ -176,17 +151,25 @@ def start_means(X: np.ndarray, noise_variance: np.ndarray, sem: str, hidden_unit
                 hidden_layers: int = 1, per_variable_noise: bool = False
                 ) -> list[dict[str, np.ndarray]]:
     """The data starts' means for the weights of ``sem`` from centred data ``X (n, p)``, in the
-    order the restarts take them: ``[{"W": linear_start}]`` for the linear SEM,
-    ``[relu_network_start of it]`` for the MLP, and for the additive SEM the linear start then
-    ``additive_start`` (weights not named, e.g. shapes and biases, start at 0).
+    order the restarts take them (weights not named, e.g. shapes and biases, start at 0):
+
+    - linear SEM: ``linear_start`` along the top-down order, then along
+      ``prodag.order_search.best_order`` under the same noise variances;
+    - MLP: ``relu_network_start`` of the top-down linear start;
+    - additive SEM: the top-down linear start, then ``additive_start``.
 
     With ``per_variable_noise`` (one learned noise variance per variable, where the variances
-    say nothing of the order) the linear start regresses along
-    ``prodag.order_search.best_order`` instead of the top-down order."""
-    order = best_order(X) if per_variable_noise else None
-    linear = linear_start(X, noise_variance, order=order)
+    say nothing of the order) every linear start regresses along the scale-free
+    ``best_order`` instead, and the linear SEM has that one start."""
+    if per_variable_noise:
+        linear = linear_start(X, noise_variance, order=best_order(X))
+    else:
+        linear = linear_start(X, noise_variance)
     if sem == "mlp":
         return [relu_network_start(linear, hidden_units, hidden_layers)]
     if sem == "additive":
         return [{"W": linear}, additive_start(X, noise_variance)]
-    return [{"W": linear}]
+    if per_variable_noise:
+        return [{"W": linear}]
+    return [{"W": linear},
+            {"W": linear_start(X, noise_variance, order=best_order(X, noise_variance))}]
