@@ -359,9 +359,10 @@ class ProDAG(ParameterProtocol):
         if self.n_restarts is None:
             if self.sem == "mlp":
                 return 1
-            two_orders = (self.sem == "linear" and self._resolved_init() == "data"
-                          and not (isinstance(self.noise_variance, str)
-                                   and self.noise_variance == "estimate"))
+            per_variable = (isinstance(self.noise_variance, str)
+                            and self.noise_variance == "estimate")
+            two_orders = fitting.takes_two_orders(self.sem, self._resolved_init() == "data",
+                                                  per_variable)
             return 2 if two_orders else 3
         return int(self.n_restarts)
 

@@ -110,6 +110,12 @@ def alternate_starts(prior: Params, data_starts: Sequence[Params], n_restarts: i
             for r in range(n_restarts)]
 
 
+def takes_two_orders(sem: str, from_data: bool, per_variable_noise: bool) -> bool:
+    """Whether the fit's restarts take the linear SEM's two data starts (the top-down and the
+    searched order, ``prodag.initialization.start_means``) in turn, without the prior."""
+    return sem == "linear" and from_data and not per_variable_noise
+
+
 def starts(engine: VariationalInference, Z: np.ndarray, noise: np.ndarray, dtype,
            config: ModelConfig, from_data: bool, n_restarts: int) -> list[Params]:
     """The starting points of ``n_restarts`` fits on the rows ``Z (n, p)``: the prior, and with
@@ -119,10 +125,10 @@ def starts(engine: VariationalInference, Z: np.ndarray, noise: np.ndarray, dtype
     (``docs/findings.md``, 2026-11-25: the prior's fits land in different optima for
     different seeds)."""
     prior = engine.init_params(Z.shape[1], noise, dtype)
+    per_variable = engine.learn_noise_variance and np.size(noise) > 1
     data_starts = []
     if from_data:
         rows = Z if config.likelihood == "gaussian" else without_outlying_rows(Z)
-        per_variable = engine.learn_noise_variance and np.size(noise) > 1
         for means in start_means(rows, np.broadcast_to(noise, Z.shape[1:]), config.sem,
                                  config.hidden_units, config.hidden_layers, per_variable):
             start = data_start(prior, means)
@@ -130,7 +136,7 @@ def starts(engine: VariationalInference, Z: np.ndarray, noise: np.ndarray, dtype
                 start = at_prior_where_forbidden(start, prior, engine.model.edge_weight,
                                                  config.knowledge.forbidden_mask())
             data_starts.append(start)
-    with_prior = not (config.sem == "linear" and len(data_starts) > 1)
+    with_prior = not takes_two_orders(config.sem, from_data, per_variable)
     return alternate_starts(prior, data_starts, n_restarts, with_prior)
 
 
