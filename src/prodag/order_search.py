@@ -28,10 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-try:
-    import numba
-except ImportError:  # the same functions run as plain Python, slowly
-    numba = None
+from prodag.compiled import njit as _njit
 
 _FLOOR = 1e-12
 """Smallest residual variance (on the correlation scale) the score takes a log of."""
@@ -119,10 +116,6 @@ class OrderScore:
         for place, k in enumerate(order):
             adjacency[list(self.node(k, frozenset(order[:place]))[1]), k] = 1
         return adjacency
-
-
-def _njit(function):
-    return numba.njit(cache=True, nogil=True)(function) if numba is not None else function
 
 
 @_njit

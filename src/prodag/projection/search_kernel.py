@@ -19,19 +19,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-try:
-    import numba
-except ImportError:  # the pure-JAX search is used instead
-    numba = None
+from prodag.compiled import njit as _njit
+from prodag.compiled import numba  # None without numba: the pure-JAX search is used instead
 
 
 def uses_kernel(n_kicks: int) -> bool:
     """Whether ``search`` runs on this kernel: numba present, a CPU backend, no kicks."""
     return numba is not None and n_kicks == 0 and jax.default_backend() == "cpu"
-
-
-def _njit(function):
-    return numba.njit(cache=True, nogil=True)(function) if numba is not None else function
 
 
 @_njit
