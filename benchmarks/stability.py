@@ -24,9 +24,11 @@ from __future__ import annotations
 import argparse
 import json
 import time
+import warnings
 
 import numpy as np
 
+from prodag.chains import ChainDisagreementWarning
 from prodag.metrics import METRICS
 
 from . import RESULTS_DIR
@@ -70,9 +72,16 @@ def compare(X, truth, options: dict, fit_arguments: dict) -> dict:
     fits, draws = [], []
     for seed in FIT_SEEDS:
         start = time.perf_counter()
-        estimator = ProDAG(seed=seed, progress=False, **options).fit(X, **fit_arguments)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ChainDisagreementWarning)
+            estimator = ProDAG(seed=seed, progress=False, **options).fit(X, **fit_arguments)
+        diagnostics = estimator.diagnostics_
         fits.append({"seed": seed, "seconds": time.perf_counter() - start,
-                     "lam": estimator.lam_, "weights": estimator.mixture_weights_.tolist()})
+                     "lam": estimator.lam_, "weights": estimator.mixture_weights_.tolist(),
+                     "lams": estimator.component_lams_.tolist(),
+                     "chain_max_dP": diagnostics["max_difference"],
+                     "chain_flagged": len(diagnostics["disagreeing_edges"]),
+                     "chain_elbos": diagnostics["chain_elbos"]})
         draws.append(posteriors(estimator))
     row = {"fits": fits}
     off = ~np.eye(truth.shape[0], dtype=bool)
@@ -108,7 +117,9 @@ def main(argv=None) -> None:
             f"{kind} max|dP|={row[kind]['max_dP']:.3f} mean|dP|={row[kind]['mean_dP']:.4f} "
             f"brier={row[kind]['brier']:.2f} eshd={row[kind]['eshd']:.2f}"
             for kind in ("mixture", "best fit"))
-            + f"; components {[len(f['weights']) for f in row['fits']]}", flush=True)
+            + f"; components {[len(f['weights']) for f in row['fits']]}"
+            + f"; chains max|dP| {[round(f['chain_max_dP'], 2) for f in row['fits']]}"
+            + f"; {np.mean([f['seconds'] for f in row['fits']]):.1f} s per fit", flush=True)
     summary = {}
     for kind in ("mixture", "best fit"):
         entry = {}

@@ -243,10 +243,15 @@ def _synthetic(name: str, description: str, **settings) -> Experiment:
                       settings=settings)
 
 
+PAPER_PROTOCOL = "ProDAG (paper protocol: unit noise, one chain)"
+PAPER_OPTIONS = {"noise_variance": 1.0, "n_chains": 1}
+"""The paper's noise model (unit noise variance in the data's units) and a single chain."""
+
 EXPERIMENTS: dict[str, Experiment] = {
     experiment.name: experiment for experiment in [
         _synthetic("linear-20-n100", "Linear ER, p = 20, s = 40, n = 100, Gaussian noise "
-                   "(ProDAG beside the peers)", p=20, s=40, n_grid=(100,)),
+                   "(ProDAG beside the peers)", p=20, s=40, n_grid=(100,),
+                   variants={PAPER_PROTOCOL: PAPER_OPTIONS}),
         _synthetic("linear-er-20", "Linear ER, p = 20, s = 40, Gaussian noise", p=20, s=40),
         _synthetic("linear-er-100", "Linear ER, p = 100, s = 200, Gaussian noise", p=100,
                    s=200),

@@ -59,7 +59,7 @@ class SyntheticSettings:
     exponent: float = 2.0
     projection: str = "auto"
     lam: float | None = None
-    noise_variance: float | str = 1.0
+    noise_variance: float | str | None = None
     options: Mapping = dataclasses.field(default_factory=dict)
     validation_set: bool = True
 
@@ -81,8 +81,9 @@ class SyntheticSettings:
 
     def estimator_options(self) -> dict:
         """ProDAG's keyword arguments (all but the seed)."""
+        noise = {} if self.noise_variance is None else {"noise_variance": self.noise_variance}
         return {"sem": self.sem, "projection": self.projection, "progress": False,
-                "lam": self.lam, "noise_variance": self.noise_variance, **self.options}
+                "lam": self.lam, **noise, **self.options}
 
 
 def fit(settings: SyntheticSettings, data, seed: int):
@@ -131,7 +132,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--projection", default="auto", choices=METHODS)
     parser.add_argument("--lam", default="select",
                         help='"select" (choose on X_val), "inf", or a number')
-    parser.add_argument("--noise-variance", default="1.0", help='a number or "estimate"')
+    parser.add_argument("--noise-variance", default=None,
+                        help='a number, "equal" or "estimate" (default: ProDAG\'s)')
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="any other ProDAG parameter, e.g. prune=0.1 (repeatable)")
     parser.add_argument("--no-validation-set", action="store_true",
@@ -151,7 +153,7 @@ def settings_from_args(args: argparse.Namespace) -> SyntheticSettings:
         p=args.p, s=args.s, sem=args.sem, graph=args.graph, noise=args.noise,
         exponent=args.exponent, projection=args.projection,
         lam=None if args.lam == "select" else float(args.lam),
-        noise_variance=(args.noise_variance if args.noise_variance == "estimate"
+        noise_variance=(args.noise_variance if args.noise_variance in (None, "equal", "estimate")
                         else float(args.noise_variance)),
         options=options, validation_set=not args.no_validation_set)
 

@@ -17,7 +17,7 @@ def saved(tmp_path_factory):
     X = rng.standard_normal((30, 3))
     X[:, 1] += X[:, 0]
     path = tmp_path_factory.mktemp("model") / "model.npz"
-    ProDAG(lam=1.0, max_epochs=2, n_samples=5, n_restarts=1, seed=0,
+    ProDAG(lam=1.0, max_epochs=2, n_samples=5, n_restarts=1, n_chains=1, seed=0,
            progress=False).fit(X).save(path)
     return path
 

@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from prodag import fitting, mixture, persistence, selection, validation
+from prodag import chains, fitting, mixture, persistence, preprocessing, selection, validation
 from prodag import interventions as interventions_module
 from prodag.parameters import ParameterProtocol
 from prodag.inference import Progress, TrainingOptions
@@ -88,11 +88,14 @@ class ProDAG(ParameterProtocol):
         best by more than ``min_delta``, or after ``max_epochs`` (see ``prodag.inference``).
     prior_mean, prior_std : float
         Independent Gaussian prior ``N(prior_mean, prior_std²)`` on every weight of ``ω̃``.
-    noise_variance : float, array of shape (p,), "equal" or "estimate"
-        Variance of each variable's Gaussian noise (in preprocessed units); ``"equal"`` learns
-        one variance shared by every variable, ``"estimate"`` one per variable, jointly with
-        ``q`` (point estimates started at ``prodag.initialization.noise_variance_start``, so
-        the fit follows the data's scale). The default 1.0 is the paper's choice.
+    noise_variance : "equal", "estimate", float or array of shape (p,)
+        The noise model. ``"equal"`` (default) learns one variance shared by every variable;
+        the data are then divided by one common scale (``prodag.preprocessing``), so a common
+        change of unit or origin of the data leaves the posterior unchanged. ``"estimate"``
+        learns one variance per variable (with ``standardize=True``: invariant to every
+        column's unit, but only the equivalence class is identifiable). A number or array
+        fixes the variances in the data's own units (the paper: 1.0). Learned variances start
+        at ``prodag.initialization.noise_variance_start``.
     projection : {"auto", "exact", "search", "path"}
         Method of ``prodag.project`` for the acyclicity step.
     prune : float
@@ -123,6 +126,11 @@ class ProDAG(ParameterProtocol):
         (``prodag.selection``). ``None``: 2 for the linear SEM with its two data starts, 3
         for the other linear and additive fits (their ELBOs have local optima, roughly one
         per order), 1 for the MLP (more starts did not score better).
+    n_chains : int
+        Independent chains (``prodag.chains``): complete fits, each with its own key and its
+        own first start, pooled into the posterior by evidence. Their disagreement per edge is
+        ``diagnostics_``, and a ``ChainDisagreementWarning`` names the edges where chains
+        differ by more than 0.3.
     forbidden, required : edges, DataFrame, path or None
         Edges no posterior sample contains / every sample contains: ``(source, target)``
         pairs of column names or indices, a DataFrame with columns ``source`` and ``target``,
@@ -161,16 +169,17 @@ class ProDAG(ParameterProtocol):
     scores, or None), ``columns_``, ``n_features_in_``, ``knowledge_`` (the checked
     ``prodag.knowledge.Knowledge`` or None), ``history_`` (objective per epoch of the first
     component), ``objective_`` (its low-noise negative ELBO per row), ``n_restarts_``,
-    ``mean_``, ``scale_``, ``noise_variance_`` (each ``(p,)``), ``seed_``, ``conditions_``
+    ``mean_``, ``scale_``, ``noise_variance_`` (each ``(p,)``; the noise variances in the
+    units of ``(X - mean_) / scale_``), ``diagnostics_`` (``prodag.chains.diagnose``), ``seed_``, ``conditions_``
     (the condition labels, or None) and ``condition_means_`` (``(G, p)``, or None).
     """
 
     def __init__(self, sem="linear", lam=None, n_samples=100, max_epochs=1000, patience=5,
-                 lr=0.1, prior_mean=0.0, prior_std=1.0, noise_variance=1.0, hidden_units=10,
+                 lr=0.1, prior_mean=0.0, prior_std=1.0, noise_variance="equal", hidden_units=10,
                  hidden_layers=1, activation="relu", bias=True, mlp_edges="group_norm",
                  likelihood="gaussian",
                  projection="auto", prune=0.0,
-                 n_lambdas=10, select_by="elbo", init="auto", n_restarts=None,
+                 n_lambdas=10, select_by="elbo", init="auto", n_restarts=None, n_chains=2,
                  validation_fraction=selection.VALIDATION_FRACTION,
                  steps_per_epoch=10, min_delta=1e-3, forbidden=None, required=None,
                  tiers=None, forbid_within_tiers=False, intervention_kind="do",
@@ -197,6 +206,31 @@ class ProDAG(ParameterProtocol):
         within each condition), so a condition's shift of the baselines is not read as edges.
         """
         self._check_params()
+        Z, Z_val, observed, noise = self._preprocess(X, X_val, interventions, conditions)
+        learn_noise = isinstance(self.noise_variance, str)
+        engine = fitting.engine(self._config(), self._training_options(),
+                                float(self.prior_mean), float(self.prior_std), learn_noise)
+        restarts = self._resolved_restarts()
+        split = self.lam is None and self.select_by == "validation" and Z_val is None
+        with Progress(self.n_chains * self._fits_per_chain(restarts, split),
+                      self.progress) as progress:
+            rows = self._row_sets(engine, Z, Z_val, observed, noise, split, restarts)
+            key = jax.random.PRNGKey(self.seed_)
+            runs = [self._run_chain(engine, rows, c, noise, jax.random.fold_in(key, c),
+                                    progress) for c in range(self.n_chains)]
+        self._pool(engine, runs, Z, observed, noise, key)
+        self.noise_variance_ = (np.broadcast_to(np.exp(self.params_.log_noise_variance),
+                                                (Z.shape[1],)).copy()
+                                if learn_noise else noise)
+        self._cache = {}
+        chains.warn_disagreement(self.diagnostics_)
+        return self
+
+    def _preprocess(self, X, X_val, interventions, conditions):
+        """Check and transform the data; set the fitted data attributes (``columns_``,
+        ``mean_``, ``scale_``, conditions, knowledge, ``seed_``). Returns ``Z (n, p)``, the
+        validation rows ``Z_val`` (or None), ``observed (n, p)`` (or None) and the noise
+        variances (fixed, or the start of the learned ones)."""
         data, columns = validation.check_data(X)
         validation.warn_outliers(data, columns, heavy_tailed=self.likelihood == "student")
         n, p = data.shape
@@ -204,7 +238,7 @@ class ProDAG(ParameterProtocol):
             val = validation.check_rows("X_val", X_val, p)
             if self.lam is not None or self.select_by != "validation":
                 warnings.warn("X_val is used only to choose lam with select_by='validation'; "
-                              "it is ignored here.", UserWarning, stacklevel=2)
+                              "it is ignored here.", UserWarning, stacklevel=3)
         mask = (None if interventions is None else
                 interventions_module.intervention_mask(interventions, columns, n))
         observed = None if mask is None else ~mask
@@ -226,60 +260,96 @@ class ProDAG(ParameterProtocol):
                          else np.random.SeedSequence().entropy % (2 ** 31))
         if self.intervention_kind == "activity" and mask is not None:
             data = interventions_module.hide_intervened(data, mask)
+        learn_noise = isinstance(self.noise_variance, str)
+        if not self.standardize:
+            preprocessing.warn_column_scales(data, columns)
         self.mean_ = (np.median(data, axis=0) if self.likelihood == "student" else
                       data.mean(axis=0))
-        self.scale_ = data.std(axis=0) if self.standardize else np.ones(p)
+        self.scale_ = preprocessing.fit_scale(data - self.mean_, self.standardize, learn_noise)
         Z = (data - self.mean_) / self.scale_
         Z_val = None if X_val is None else (val - self.mean_) / self.scale_
-        learn_noise = isinstance(self.noise_variance, str)
         noise = self._noise_start(Z, observed)
         if not learn_noise:
             validation.warn_noise_scale(Z, noise, columns)
-        engine = fitting.engine(self._config(), self._training_options(),
-                                float(self.prior_mean), float(self.prior_std), learn_noise)
-        key = jax.random.PRNGKey(self.seed_)
-        split = self.lam is None and self.select_by == "validation" and Z_val is None
-        restarts = self._resolved_restarts()
-        n_fits = (restarts if self.lam is not None else
-                  1 + self.n_lambdas + (restarts if split else
-                                        (restarts - 1) * selection.POLISHED_RADII))
-        with Progress(n_fits, self.progress) as progress:
-            def fitter(rows, observed):
-                starts = fitting.starts(engine, rows, noise, self._dtype(), self._config(),
-                                        self._resolved_init() == "data",
-                                        self._resolved_restarts())
-                return fitting.fit_with_restarts(engine, rows, starts, noise, progress,
-                                                 observed)
+        return Z, Z_val, observed, noise
 
-            if self.lam is None:
-                Z_all, observed_all, observed_val = Z, observed, None
-                if split:
-                    Z, Z_val = selection.split_rows(Z, self.validation_fraction, self.seed_)
-                    if observed is not None:
-                        observed, observed_val = selection.split_rows(
-                            observed, self.validation_fraction, self.seed_)
-                chosen = fitting.fit_lambda_path(
-                    engine, self._config(), fitter(Z, observed), (Z_val, observed_val), noise,
-                    key, self.select_by, self.n_lambdas, restarts,
-                    refit=fitter(Z_all, observed_all) if split else None)
-                lam, path = chosen.lam, chosen.path
-                fits = (chosen.path_fits if self.mix_radii and self.select_by == "elbo"
-                        and chosen.path_fits else [(lam, fit) for fit in chosen.results])
-            else:
-                lam, path = float(self.lam), None
-                fits = [(lam, fit) for fit in fitter(Z, observed)(lam, key, f"λ={lam:.3g}")]
-        self.lambda_path_, self.n_restarts_ = path, restarts
-        kept, self.mixture_weights_ = mixture.kept_components(
-            [fit.objective for _, fit in fits], n)
+    def _fits_per_chain(self, restarts: int, split: bool) -> int:
+        """How many fits one chain runs (for the progress bar)."""
+        if self.lam is not None:
+            return restarts
+        return 1 + self.n_lambdas + (restarts if split else
+                                     (restarts - 1) * selection.POLISHED_RADII)
+
+    def _row_sets(self, engine, Z, Z_val, observed, noise, split: bool, restarts: int) -> dict:
+        """The rows each stage fits, with their starts (computed once, shared by the chains):
+        ``"path"``: ``(Z, observed, starts)`` for the λ path or the fixed radius; ``"refit"``:
+        all rows again after a validation split (else None); ``"validation"``: the held-out
+        ``(Z_val, observed_val)``."""
+        def with_starts(rows, observed_rows):
+            return rows, observed_rows, fitting.starts(
+                engine, rows, noise, self._dtype(), self._config(),
+                self._resolved_init() == "data", restarts)
+
+        if not split:
+            return {"path": with_starts(Z, observed), "refit": None,
+                    "validation": (Z_val, None)}
+        train, held_out = selection.split_rows(Z, self.validation_fraction, self.seed_)
+        observed_train, observed_val = ((None, None) if observed is None else
+                                        selection.split_rows(observed,
+                                                             self.validation_fraction,
+                                                             self.seed_))
+        return {"path": with_starts(train, observed_train),
+                "refit": with_starts(Z, observed), "validation": (held_out, observed_val)}
+
+    def _run_chain(self, engine, rows: dict, chain: int, noise, key,
+                   progress) -> chains.Chain:
+        """One chain (``prodag.chains``): the λ path, or the fixed radius, from every start
+        rotated by ``chain``, with the training key ``key``."""
+        def fitter(stage: str):
+            Z, observed, starts = rows[stage]
+            return fitting.fit_with_restarts(engine, Z, chains.rotated(starts, chain), noise,
+                                             progress, observed)
+
+        if self.lam is not None:
+            lam = float(self.lam)
+            return chains.Chain([(lam, fit) for fit in fitter("path")(lam, key, f"λ={lam:.3g}")],
+                                lam, None)
+        chosen = fitting.fit_lambda_path(
+            engine, self._config(), fitter("path"), rows["validation"], noise, key,
+            self.select_by, self.n_lambdas, self._resolved_restarts(),
+            refit=fitter("refit") if rows["refit"] is not None else None)
+        fits = (chosen.path_fits if self.mix_radii and self.select_by == "elbo"
+                and chosen.path_fits else [(chosen.lam, fit) for fit in chosen.results])
+        return chains.Chain(fits, chosen.lam, chosen.path)
+
+    def _pool(self, engine, runs: list, Z, observed, noise, key) -> None:
+        """Pool the chains' fits into the posterior: every fit re-scored with common random
+        numbers, weighted by its evidence (``prodag.mixture``); set the mixture attributes and
+        ``diagnostics_`` (``prodag.chains``)."""
+        n = Z.shape[0]
+        fits = [fit for run in runs for fit in run.fits]
+        chain_of = np.repeat(np.arange(len(runs)), [len(run.fits) for run in runs])
+        data = engine.model.prepare_data(jnp.asarray(Z, self._dtype()), observed)
+        score_key = jax.random.fold_in(key, chains.DIAGNOSTIC_STREAM)
+        objectives = chains.rescore(engine, fits, data, n, noise, score_key)
+        kept, self.mixture_weights_ = mixture.kept_components(objectives, n)
         self.components_ = [jax.tree.map(np.asarray, fits[i][1].params) for i in kept]
         self.component_lams_ = np.array([fits[i][0] for i in kept])
         self.params_, self.lam_ = self.components_[0], float(self.component_lams_[0])
+        self.lambda_path_ = runs[int(chain_of[kept[0]])].path
+        self.n_restarts_ = self._resolved_restarts()
         best = fits[kept[0]][1]
-        self.history_, self.objective_ = best.history, best.objective
-        self.noise_variance_ = (np.broadcast_to(np.exp(self.params_.log_noise_variance), (p,))
-                                .copy() if learn_noise else noise)
-        self._cache = {}
-        return self
+        self.history_, self.objective_ = best.history, float(objectives[kept[0]])
+        sampler = fitting.sampler(self._config())
+
+        def sample(k, sample_key, m):
+            lam, fit = fits[k]
+            return sampler.sample(fit.params, sample_key, m, lam)
+
+        probabilities = chains.chain_probabilities(sample, objectives, chain_of, len(runs), n,
+                                                   score_key)
+        chain_elbos = [-n * float(objectives[chain_of == c].min()) for c in range(len(runs))]
+        self.diagnostics_ = chains.diagnose(probabilities, chain_elbos, self.columns_)
 
     def _check_params(self) -> None:
         for name, choices in (("sem", SEM_NAMES), ("projection", METHODS),
@@ -309,6 +379,7 @@ class ProDAG(ParameterProtocol):
             validation.check_integer(name, getattr(self, name), minimum=1)
         if self.n_restarts is not None:
             validation.check_integer("n_restarts", self.n_restarts, minimum=1)
+        validation.check_integer("n_chains", self.n_chains, minimum=1)
         for name in ("lr", "prior_std", "prune", "min_delta"):
             validation.check_positive(name, getattr(self, name),
                                       allow_zero=name in ("prune", "min_delta"))

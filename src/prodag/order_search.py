@@ -222,14 +222,23 @@ def insertion_scores(score: OrderScore, others: list[int], v: int) -> np.ndarray
 def best_order(X: np.ndarray, noise_variance: np.ndarray | None = None, penalty: float = 1.0,
                n_starts: int | None = None, max_sweeps: int = 50) -> np.ndarray:
     """Order ``(p,)`` (the variable at each place) of the columns of ``X (n, p)``: the best end
+    of ``searched_orders``."""
+    return searched_orders(X, noise_variance, penalty, n_starts, max_sweeps)[0]
+
+
+def searched_orders(X: np.ndarray, noise_variance: np.ndarray | None = None,
+                    penalty: float = 1.0, n_starts: int | None = None, max_sweeps: int = 50,
+                    n_graphs: int = 1) -> list[np.ndarray]:
+    """Up to ``n_graphs`` orders ``(p,)`` of the columns of ``X (n, p)``, best first: the ends
     of best-insertion searches (``insertion_search``) under ``OrderScore`` (with
     ``noise_variance``) from ``n_starts`` orders (None: 8 up to ``MANY_STARTS_UP_TO``
-    variables, else 2, as a search's time grows as p³). Each search ends in a local optimum,
-    so it starts from several made from the data: a first order, its reverse, and shuffles of
-    it by a fixed generator. The first order is the top-down order when the noise variances are
-    known; without them, the variables by increasing share of their variance explained by all
-    the others (the diagonal of the inverse correlation matrix), so the result depends on the
-    data, not on the columns' order, their units or a seed."""
+    variables, else 2, as a search's time grows as p³), one per distinct graph of parent sets.
+    Each search ends in a local optimum, so it starts from several made from the data: a first
+    order, its reverse, and shuffles of it by a fixed generator. The first order is the
+    top-down order when the noise variances are known; without them, the variables by
+    increasing share of their variance explained by all the others (the diagonal of the
+    inverse correlation matrix), so the result depends on the data, not on the columns'
+    order, their units or a seed."""
     score = OrderScore(X, penalty, noise_variance)
     if n_starts is None:
         n_starts = 8 if len(score.matrix) <= MANY_STARTS_UP_TO else 2
@@ -241,7 +250,14 @@ def best_order(X: np.ndarray, noise_variance: np.ndarray | None = None, penalty:
     starts = [first, first[::-1]] + [shuffles.permutation(first) for _ in range(n_starts - 2)]
     found = [insertion_search(score, [int(k) for k in start], max_sweeps)
              for start in starts[:n_starts]]
-    return np.array(found[_first_best([total for _, total in found])][0], dtype=np.int64)
+    orders, graphs = [], []
+    while found and len(orders) < n_graphs:
+        order, _ = found.pop(_first_best([total for _, total in found]))
+        graph = score.parents(order)
+        if not any(np.array_equal(graph, seen) for seen in graphs):
+            orders.append(np.array(order, dtype=np.int64))
+            graphs.append(graph)
+    return orders
 
 
 def insertion_search(score: OrderScore, order: list[int],

@@ -21,13 +21,15 @@ import numpy as np
 from prodag.inference import Params
 from prodag.variational import VariationalParams
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 """Version 2: the mixture posterior (components ``params/<k>/...``, ``mixture_weights_``) and
 the prior knowledge parameters. Version 3: the experimental conditions (``conditions_`` and
 the array ``condition_means_``) and the parameter ``intervention_kind``; version 2 files load
 as fitted without conditions, with ``intervention_kind="do"``. Version 4: the parameter
-``likelihood``; older files load with ``likelihood="gaussian"``."""
-READABLE_VERSIONS = (2, 3, 4)
+``likelihood``; older files load with ``likelihood="gaussian"``. Version 5: the parameter
+``n_chains`` and the chains' ``diagnostics_``; older files load as one chain without
+diagnostics."""
+READABLE_VERSIONS = (2, 3, 4, 5)
 FITTED_ARRAYS = ("mean_", "scale_", "history_", "noise_variance_", "mixture_weights_",
                  "component_lams_")
 
@@ -67,7 +69,8 @@ def save(estimator, path) -> None:
     metadata = {"format_version": FORMAT_VERSION, "params": params,
                 "columns": list(estimator.columns_), "lam_": json_float(estimator.lam_),
                 "seed_": estimator.seed_, "lambda_path_": estimator.lambda_path_,
-                "objective_": estimator.objective_, "conditions_": estimator.conditions_}
+                "objective_": estimator.objective_, "conditions_": estimator.conditions_,
+                "diagnostics_": estimator.diagnostics_}
     payload = {f"arrays/{name}": a for k, component in enumerate(estimator.components_)
                for name, a in params_to_arrays(component, f"params/{k}/").items()}
     payload.update({f"arrays/{name}": np.asarray(getattr(estimator, name))
@@ -93,8 +96,10 @@ def load(cls, path):
         metadata = _upgraded_from_version_2(metadata, check)
     if metadata["format_version"] == 3:
         metadata = _upgraded_from_version_3(metadata, check)
+    if metadata["format_version"] == 4:
+        metadata = _upgraded_from_version_4(metadata, check)
     known = {"format_version", "params", "columns", "lam_", "seed_", "lambda_path_",
-             "objective_", "conditions_"}
+             "objective_", "conditions_", "diagnostics_"}
     check.that(set(metadata) == known, f"its metadata fields are {sorted(metadata)}, expected "
                f"{sorted(known)}")
     estimator = _estimator(cls, metadata["params"], check)
@@ -120,6 +125,7 @@ def load(cls, path):
     estimator.columns_, estimator.n_features_in_ = list(columns), p
     estimator.lam_, estimator.seed_, estimator.objective_ = lam, seed, float(objective)
     estimator.lambda_path_ = path_
+    estimator.diagnostics_ = _diagnostics(metadata["diagnostics_"], columns, check)
     estimator.components_, estimator.params_ = components, components[0]
     check.that(fitted["component_lams_"][0] == lam, "'component_lams_' must start with 'lam_'")
     estimator.knowledge_ = _knowledge(estimator, columns, check)
@@ -269,6 +275,36 @@ def _upgraded_from_version_3(metadata: dict, check: _Checker) -> dict:
             "params": {"likelihood": "gaussian", **metadata["params"]}}
 
 
+def _upgraded_from_version_4(metadata: dict, check: _Checker) -> dict:
+    """Version 4 metadata as version 5: one chain, no diagnostics."""
+    check.that(isinstance(metadata.get("params"), dict), "'params' is not a JSON object")
+    return {**metadata, "format_version": 5, "diagnostics_": None,
+            "params": {"n_chains": 1, **metadata["params"]}}
+
+
+def _diagnostics(diagnostics, columns: list[str], check: _Checker):
+    """The chains' diagnostics (``prodag.chains.diagnose``) or None, checked."""
+    if diagnostics is None:
+        return None
+    fields = {"n_chains", "max_difference", "mean_difference", "threshold",
+              "disagreeing_edges", "chain_elbos"}
+    check.that(isinstance(diagnostics, dict) and set(diagnostics) == fields,
+               f"'diagnostics_' must be an object with the fields {sorted(fields)}")
+    n_chains = diagnostics["n_chains"]
+    check.that(isinstance(n_chains, int) and n_chains >= 1
+               and isinstance(diagnostics["chain_elbos"], list)
+               and len(diagnostics["chain_elbos"]) == n_chains,
+               "'diagnostics_' must give one ELBO per chain")
+    check.that(isinstance(diagnostics["disagreeing_edges"], list) and all(
+        isinstance(edge, dict) and edge.get("source") in columns
+        and edge.get("target") in columns
+        and len(edge.get("probabilities", [])) == n_chains
+        for edge in diagnostics["disagreeing_edges"]),
+        "'diagnostics_.disagreeing_edges' must name columns and give one probability per "
+        "chain")
+    return diagnostics
+
+
 def _conditions(labels, arrays: dict, p: int, check: _Checker):
     """``(conditions_, condition_means_)``: both None, or distinct labels and ``(G, p)``."""
     if labels is None:
@@ -339,6 +375,9 @@ def _fitted_arrays(arrays: dict, estimator, p: int, check: _Checker) -> dict[str
               "history_": check.array(arrays, "history_", history.shape),
               "noise_variance_": check.array(arrays, "noise_variance_", (p,), positive=True)}
     if not estimator.standardize:
-        check.that(bool(np.all(fitted["scale_"] == 1)), "'scale_' must be 1 without "
-                   "standardize")
+        common = isinstance(estimator.noise_variance, str)
+        check.that(bool(np.all(fitted["scale_"] == fitted["scale_"][0]))
+                   and (common or fitted["scale_"][0] == 1),
+                   "'scale_' must be one common scale with a learned noise variance, else 1, "
+                   "without standardize")
     return fitted

@@ -12,8 +12,8 @@ from prodag.cli.errors import friendly_errors
 from prodag.cli.files import log_transform, prepare_out
 from prodag.cli.results import (RESULT_FILES, echo_done, fit_posterior, lam_used, write_json,
                                 write_results)
-from prodag.cli.tables import (posterior_metrics, print_edges, print_metrics_table,
-                               ranked_edges)
+from prodag.cli.tables import (echo_chains, posterior_metrics, print_edges,
+                               print_metrics_table, ranked_edges)
 
 PAPER_SACHS_ROW = {"brier": 16.0, "eshd": 18.0, "ef1": 24.0, "auroc": 60.0}
 """ProDAG's row of Table 2 of the paper (Sachs data, 18-edge consensus graph)."""
@@ -96,8 +96,10 @@ def demo(
         "preprocessing": "log, then standardise", "interventions": interventions,
         "conditions": conditions, "sem": sem.value, "seed": seed,
         "graph_18_edges": scores["ProDAG vs 18-edge graph"],
-        "graph_17_edges_dag": scores["ProDAG vs 17-edge DAG"], "paper_18_edges": PAPER_SACHS_ROW})
+        "graph_17_edges_dag": scores["ProDAG vs 17-edge DAG"], "paper_18_edges": PAPER_SACHS_ROW,
+        "chains": estimator.diagnostics_})
     print_edges(ranked, threshold, top=20)
+    echo_chains(estimator.diagnostics_)
     echo_done(seconds, estimator, out, [*RESULT_FILES.values(), "metrics.json"])
     typer.echo("\nPosterior metrics (lower Brier/E-SHD and higher E-F1/AUROC are better):\n")
     print_metrics_table(scores)

@@ -13,7 +13,7 @@ from prodag.cli.files import (log_transform, parse_sep, prepare_out, read_table,
                               split_conditions, split_interventions)
 from prodag.cli.results import (RESULT_FILES, echo_done, fit_posterior, lam_used, write_json,
                                 write_results)
-from prodag.cli.tables import print_edges, ranked_edges
+from prodag.cli.tables import echo_chains, print_edges, ranked_edges
 from prodag.interventions import intervention_mask
 
 
@@ -32,6 +32,7 @@ def fit(
     lam: o.LamOption = o.lam_text(o.API["lam"]),
     select_by: o.SelectByOption = o.SelectBy(o.API["select_by"]),
     restarts: o.RestartsOption = o.API["n_restarts"],
+    chains: o.ChainsOption = o.API["n_chains"],
     hidden_units: o.HiddenUnitsOption = o.API["hidden_units"],
     bias: o.BiasOption = o.API["bias"],
     n_samples: o.NSamplesOption = o.API["n_samples"],
@@ -78,7 +79,7 @@ def fit(
     variables = [str(name) for name in frame.columns]
     prepare_out(out)
     settings = {"sem": sem.value, "lam": radius, "select_by": select_by.value,
-                "n_restarts": restarts, "hidden_units": hidden_units, "bias": bias,
+                "n_restarts": restarts, "n_chains": chains, "hidden_units": hidden_units, "bias": bias,
                 "n_samples": n_samples, "max_epochs": max_epochs, "seed": seed,
                 "projection": projection.value, "standardize": standardize, "prune": prune,
                 "noise_variance": noise, "likelihood": likelihood.value, "forbidden": forbid,
@@ -106,10 +107,12 @@ def fit(
         "knowledge": None if knowledge is None else knowledge.as_names(variables),
         "lam_used": lam_used(estimator),
         "mixture_weights": estimator.mixture_weights_.tolist(), "fit_seconds": round(seconds, 2),
+        "chains": estimator.diagnostics_,
         "expected_edges": float(results["probabilities"].sum()),
         "edges": ranked[ranked["probability"] >= threshold].to_dict(orient="records"),
         "files": RESULT_FILES,
     }
     write_json(out / "summary.json", summary)
     print_edges(ranked, threshold, top)
+    echo_chains(estimator.diagnostics_)
     echo_done(seconds, estimator, out, [*RESULT_FILES.values(), "summary.json"])

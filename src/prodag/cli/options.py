@@ -55,9 +55,13 @@ SelectByOption = Annotated[SelectBy, typer.Option(
     help="How --lam auto chooses: 'elbo' (the highest evidence lower bound, all rows fitted) "
          "or 'validation' (the paper's: likelihood of a 10% held-out split, then a refit).")]
 RestartsOption = Annotated[Optional[int], typer.Option(
-    min=1, show_default="3 for linear, 1 for mlp",
-    help="Fits per radius, the best ELBO kept: the odd-numbered ones from the data-driven "
-         "start (linear) or the prior (mlp), the even-numbered ones from the prior.")]
+    min=1, show_default="2 for linear, 3 for additive, 1 for mlp",
+    help="Starts per chain at the chosen radius, mixed by their ELBO: the data-driven starts "
+         "(linear: the top-down and the searched order) in turn, for additive alternating "
+         "with the prior; the prior for mlp.")]
+ChainsOption = Annotated[int, typer.Option(
+    "--chains", min=1, help="Independent chains of fits pooled into the posterior; edges on "
+                            "which they disagree by more than 0.3 are reported.")]
 NSamplesOption = Annotated[int, typer.Option(
     min=1, help="Monte Carlo samples of the graph per optimisation step (L).")]
 MaxEpochsOption = Annotated[int, typer.Option(

@@ -1,0 +1,113 @@
+"""Independent chains of fits, the evidence that pools them, and their agreement.
+
+A *chain* is one complete run of the fit (λ path or fixed radius, every start) with its own
+training key and its own first start: chain ``c`` takes the starts rotated by ``c``
+(``rotated``), so chains begin from different orders of the data, as trusted samplers start
+chains from dispersed points. Their fits are pooled into one posterior by evidence
+(``prodag.mixture``), each component re-scored with common random numbers (``rescore``), so
+differences between components are not Monte Carlo noise.
+
+``diagnose`` compares the chains as R̂ compares MCMC chains: each chain's own mixture gives
+edge probabilities, and an edge whose probability differs between chains by more than
+``DISAGREEMENT`` says that the chains found different modes: the pooled posterior is then
+less certain than one chain claims, and more chains (``n_chains``) or more starts are
+needed before trusting that edge.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
+
+import jax
+import numpy as np
+
+from prodag.mixture import evidence_weights, sample_mixture
+
+DISAGREEMENT = 0.3
+"""Edges whose probability differs between two chains by more than this are flagged."""
+N_DIAGNOSTIC_DRAWS = 1000
+"""Draws of each chain's mixture for its edge probabilities."""
+SCORE_BATCHES = 20
+"""Batches of ``n_samples`` draws in the common-random-number score of every component."""
+DIAGNOSTIC_STREAM = 2 ** 22
+"""``fold_in`` index of the key of the chains' diagnostic draws."""
+
+
+class ChainDisagreementWarning(UserWarning):
+    """Independent chains of the fit disagree about some edges."""
+
+
+class Chain(NamedTuple):
+    """One chain's outcome: its fits ``[(lam, FitResult), ...]`` (best first), its chosen
+    radius and its λ path (or None for a fixed radius)."""
+
+    fits: list
+    lam: float
+    path: dict | None
+
+
+def rotated(starts: list, chain: int) -> list:
+    """``starts`` rotated left by ``chain``: chain ``c``'s first start is start ``c``."""
+    shift = chain % len(starts)
+    return starts[shift:] + starts[:shift]
+
+
+def rescore(engine, fits: list, data, n_rows: int, noise, key: jax.Array) -> np.ndarray:
+    """Negative ELBO per row ``(K,)`` of every ``(lam, FitResult)`` in ``fits``, each
+    estimated with the same key (common random numbers) over ``SCORE_BATCHES`` batches."""
+    return np.array([engine.negative_elbo(fit.params, key, data, n_rows, lam, noise,
+                                          SCORE_BATCHES) for lam, fit in fits])
+
+
+def chain_probabilities(sample, objectives: np.ndarray, chain_of: np.ndarray, n_chains: int,
+                        n_rows: int, key: jax.Array) -> np.ndarray:
+    """Edge probabilities ``(C, p, p)`` of each chain's own mixture.
+
+    ``sample(k, key, m)`` draws ``m`` graphs of component ``k``; ``objectives (K,)`` and
+    ``chain_of (K,)`` give every component's negative ELBO per row and its chain."""
+    probabilities = []
+    for chain in range(n_chains):
+        members = [int(k) for k in np.flatnonzero(chain_of == chain)]
+        weights = evidence_weights(objectives[members], n_rows)
+        graphs = sample_mixture(sample, members, weights, key, N_DIAGNOSTIC_DRAWS)[1]
+        probabilities.append(np.mean(graphs != 0, axis=0))
+    return np.stack(probabilities)
+
+
+def diagnose(probabilities: np.ndarray, chain_elbos: list[float], names: list[str],
+             threshold: float = DISAGREEMENT) -> dict:
+    """The chains' agreement from their edge probabilities ``(C, p, p)``: a JSON-ready dict
+    with the largest and mean per-edge spread (max − min over chains), the edges whose spread
+    exceeds ``threshold`` (source, target, each chain's probability; largest first) and each
+    chain's best ELBO."""
+    spread = probabilities.max(axis=0) - probabilities.min(axis=0)
+    off = ~np.eye(spread.shape[0], dtype=bool)
+    flagged = sorted(zip(*np.nonzero((spread > threshold) & off)),
+                     key=lambda jk: -spread[jk])
+    return {"n_chains": int(probabilities.shape[0]),
+            "max_difference": float(spread[off].max()) if off.any() else 0.0,
+            "mean_difference": float(spread[off].mean()) if off.any() else 0.0,
+            "threshold": float(threshold),
+            "disagreeing_edges": [
+                {"source": names[j], "target": names[k],
+                 "probabilities": [float(x) for x in probabilities[:, j, k]]}
+                for j, k in flagged],
+            "chain_elbos": [float(x) for x in chain_elbos]}
+
+
+def warn_disagreement(diagnostics: dict) -> None:
+    """Warn (``ChainDisagreementWarning``) naming the edges the chains disagree on, if any."""
+    edges = diagnostics["disagreeing_edges"]
+    if not edges:
+        return
+    shown = "; ".join(f"{e['source']} -> {e['target']} "
+                      f"({', '.join(f'{x:.2f}' for x in e['probabilities'])})"
+                      for e in edges[:6])
+    more = f" and {len(edges) - 6} more" if len(edges) > 6 else ""
+    warnings.warn(
+        f"the {diagnostics['n_chains']} independent chains disagree by more than "
+        f"{diagnostics['threshold']:g} on {len(edges)} edge(s): {shown}{more}. The pooled "
+        "posterior averages them, but these probabilities are not reproducible: fit with "
+        "more chains (n_chains; prodag fit --chains) or more starts (n_restarts) before "
+        "relying on them.", ChainDisagreementWarning, stacklevel=3)

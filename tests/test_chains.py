@@ -1,0 +1,114 @@
+"""Chains, their diagnostic and the evidence weights of the pooled posterior."""
+
+import warnings
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from prodag import ProDAG, chains, fitting
+from prodag.inference import Params
+from prodag.mixture import evidence_weights
+from prodag.variational import VariationalParams, inverse_softplus
+
+NAMES = ["a", "b", "c"]
+
+
+def _component(loc: np.ndarray, sigma: float = 0.05) -> Params:
+    loc = jnp.asarray(loc, jnp.float32)
+    return Params(VariationalParams({"W": loc},
+                                    {"W": jnp.full_like(loc, inverse_softplus(sigma))}))
+
+
+def _chain_edges(components):
+    """Each chain's edge probabilities when chain ``c`` holds ``components[c]``."""
+    sampler = fitting.sampler(fitting.ModelConfig())
+
+    def sample(k, key, m):
+        return sampler.sample(components[k], key, m, np.inf)
+
+    return chains.chain_probabilities(sample, np.zeros(len(components)),
+                                      np.arange(len(components)), len(components), 50,
+                                      jax.random.PRNGKey(0))
+
+
+def test_chains_in_different_modes_are_flagged_with_their_edges():
+    forward = np.zeros((3, 3))
+    forward[0, 1] = 2.0  # a -> b
+    backward = forward.T.copy()  # b -> a
+    probabilities = _chain_edges([_component(forward), _component(backward)])
+    diagnostics = chains.diagnose(probabilities, [-1.0, -2.0], NAMES)
+    flagged = {(e["source"], e["target"]) for e in diagnostics["disagreeing_edges"]}
+    assert flagged == {("a", "b"), ("b", "a")}
+    assert diagnostics["max_difference"] > 0.9
+    edge = next(e for e in diagnostics["disagreeing_edges"] if e["source"] == "a")
+    assert edge["probabilities"][0] > 0.9 > 0.1 > edge["probabilities"][1]
+    with pytest.warns(chains.ChainDisagreementWarning, match="a -> b"):
+        chains.warn_disagreement(diagnostics)
+
+
+def test_chains_in_one_mode_are_not_flagged():
+    forward = np.zeros((3, 3))
+    forward[0, 1], forward[1, 2] = 2.0, -1.5
+    probabilities = _chain_edges([_component(forward), _component(forward + 0.01)])
+    diagnostics = chains.diagnose(probabilities, [-1.0, -1.0], NAMES)
+    assert diagnostics["disagreeing_edges"] == []
+    assert diagnostics["max_difference"] < 0.1
+
+
+def test_rotated_gives_each_chain_its_own_first_start():
+    assert chains.rotated(["t", "s"], 0) == ["t", "s"]
+    assert chains.rotated(["t", "s"], 1) == ["s", "t"]
+    assert chains.rotated(["t", "s", "p"], 4) == ["s", "p", "t"]
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((60, 4))
+    X[:, 1] += 0.8 * X[:, 0]
+    X[:, 3] += 0.8 * X[:, 2] - 0.6 * X[:, 1]
+    est = ProDAG(lam=3.0, max_epochs=40, n_samples=20, n_restarts=2, n_chains=2, seed=0,
+                 progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", chains.ChainDisagreementWarning)
+        est.fit(X)
+    return est, X
+
+
+def _rescored(est, X, key, components):
+    engine = fitting.engine(est._config(), est._training_options(), 0.0, 1.0, True)
+    Z = (X - est.mean_) / est.scale_
+    data = engine.model.prepare_data(jnp.asarray(Z, jnp.float32), None)
+    noise = np.full(1, 1.0)
+    fits = [(lam, _Fit(jax.tree.map(jnp.asarray, c))) for lam, c in components]
+    return chains.rescore(engine, fits, data, len(X), noise, key)
+
+
+class _Fit(NamedTuple):
+    params: Params
+
+
+def test_identical_components_share_the_mass_equally(fitted):
+    est, X = fitted
+    component = (est.lam_, est.params_)
+    objectives = _rescored(est, X, jax.random.PRNGKey(3), [component] * 3)
+    assert np.allclose(evidence_weights(objectives, len(X)), 1 / 3, atol=1e-6)
+
+
+def test_weights_are_stable_under_a_change_of_key(fitted):
+    est, X = fitted
+    components = list(zip(est.component_lams_, est.components_))
+    weights = [evidence_weights(_rescored(est, X, jax.random.PRNGKey(k), components), len(X))
+               for k in (11, 12)]
+    assert np.max(np.abs(weights[0] - weights[1])) < 0.1
+
+
+def test_a_fit_reports_its_chains(fitted):
+    est, _ = fitted
+    diagnostics = est.diagnostics_
+    assert diagnostics["n_chains"] == 2 and len(diagnostics["chain_elbos"]) == 2
+    assert 0.0 <= diagnostics["mean_difference"] <= diagnostics["max_difference"] <= 1.0
+    assert np.isclose(est.mixture_weights_.sum(), 1.0)

@@ -1,0 +1,72 @@
+"""The default posterior does not depend on a common unit or origin of the data, and columns in
+other units are named before they can produce edges."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from prodag import ProDAG, simulate
+from prodag.chains import ChainDisagreementWarning
+from prodag.preprocessing import ColumnScaleWarning
+
+FAST = dict(max_epochs=30, n_samples=20, n_lambdas=3, n_restarts=1, n_chains=1, seed=0,
+            progress=False)
+
+
+def _probabilities(X, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ChainDisagreementWarning)
+        est = ProDAG(**{**FAST, **options}).fit(X)
+    return est.edge_probabilities(200)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return simulate.dataset(4, 4, 60, seed=3).X
+
+
+@pytest.mark.parametrize("sem", ["linear", "additive"])
+@pytest.mark.parametrize("unit, origin", [(1e-6, -3e-6), (1e6, 7e6)])
+def test_a_common_unit_and_origin_leave_the_posterior_unchanged(data, sem, unit, origin):
+    reference = _probabilities(data, sem=sem)
+    changed = _probabilities(data * unit + origin, sem=sem)
+    assert np.max(np.abs(changed - reference)) <= 0.02
+
+
+def test_the_paper_protocol_depends_on_the_unit(data):
+    # the same check fails for a fixed unit noise variance: the test can tell the difference
+    reference = _probabilities(data, noise_variance=1.0, lam=float("inf"))
+    changed = _probabilities(data * 1e3, noise_variance=1.0, lam=float("inf"))
+    assert np.max(np.abs(changed - reference)) > 0.2
+
+
+def _fit_warnings(X):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = ProDAG(**FAST).fit(X)
+    return est, [w for w in caught if issubclass(w.category, ColumnScaleWarning)]
+
+
+@pytest.mark.parametrize("case", ["one column in other units", "an ID column"])
+def test_a_column_on_another_scale_is_named(data, case):
+    X = data.copy()
+    if case == "one column in other units":
+        X[:, 2] *= 1000
+    else:
+        X = np.column_stack([X, np.random.default_rng(0).integers(1000, 9999, len(X))])
+    named = "x2" if case == "one column in other units" else f"x{X.shape[1] - 1}"
+    _, caught = _fit_warnings(X)
+    assert len(caught) == 1 and named in str(caught[0].message)
+
+
+def test_columns_of_one_scale_are_not_named(data):
+    assert _fit_warnings(data)[1] == []
+
+
+def test_independent_columns_of_different_variance_give_no_confident_edge():
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((100, 4)) * np.sqrt([2.0, 3.0, 4.0, 2.5])
+    est, caught = _fit_warnings(X)
+    confident = est.edge_probabilities(200) >= 0.5
+    assert not confident.any() or caught
