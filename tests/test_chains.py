@@ -58,10 +58,16 @@ def test_chains_in_one_mode_are_not_flagged():
     assert diagnostics["max_difference"] < 0.1
 
 
-def test_rotated_gives_each_chain_its_own_first_start():
-    assert chains.rotated(["t", "s"], 0) == ["t", "s"]
-    assert chains.rotated(["t", "s"], 1) == ["s", "t"]
-    assert chains.rotated(["t", "s", "p"], 4) == ["s", "p", "t"]
+class _Scored(NamedTuple):
+    objective: float
+
+
+def test_contenders_drop_fits_far_below_the_best_but_keep_each_chains_best():
+    runs = [chains.Chain([(1.0, _Scored(1.00)), (1.0, _Scored(1.50))], 1.0, None),
+            chains.Chain([(2.0, _Scored(1.70)), (2.0, _Scored(1.80))], 2.0, None)]
+    fits, chain_of = chains.contenders(runs, n_rows=100)  # evidence -100, -150, -170, -180
+    assert [fit.objective for _, fit in fits] == [1.00, 1.70]
+    assert chain_of.tolist() == [0, 1]
 
 
 @pytest.fixture(scope="module")

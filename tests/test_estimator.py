@@ -199,23 +199,25 @@ def _starts(est, Z):
     est._check_params()
     engine = fitting.engine(est._config(), est._training_options(), 0.0, 1.0, False)
     return fitting.starts(engine, Z, np.ones(Z.shape[1]), est._dtype(), est._config(),
-                          est._resolved_init() == "data", est._resolved_restarts())
+                          est._resolved_init() == "data", est._resolved_restarts(Z.shape[1]))
 
 
 def test_data_start_begins_at_the_ordered_regression():
     from prodag.fitting import DATA_START_STD
     from prodag.initialization import linear_start
 
-    from prodag.order_search import best_order
+    from prodag.initialization import ORDER_SEARCH_STARTS
+    from prodag.order_search import searched_orders
 
     est = ProDAG(lam=1.0, seed=0, progress=False, n_restarts=3)
     Z = _chain_data(500).to_numpy()
     Z = Z - Z.mean(axis=0)
     starts = _starts(est, Z)
     assert len(starts) == 3
-    searched = linear_start(Z, np.ones(5), order=best_order(Z, np.ones(5)))
-    for data_start, expected in zip(starts, (linear_start(Z, np.ones(5)), searched,
-                                             linear_start(Z, np.ones(5)))):
+    orders = searched_orders(Z, np.ones(5), n_graphs=2, n_starts=ORDER_SEARCH_STARTS)
+    searched = [linear_start(Z, np.ones(5), order=order) for order in orders]
+    expected_starts = [linear_start(Z, np.ones(5))] + searched
+    for data_start, expected in zip(starts, (expected_starts * 3)[:3]):
         np.testing.assert_allclose(data_start.q.loc["W"], expected, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(np.log1p(np.exp(data_start.q.rho["W"])),
                                    DATA_START_STD, rtol=1e-5)
@@ -238,7 +240,7 @@ def test_the_additive_sems_data_starts_alternate_linear_and_additive():
 
 
 @pytest.mark.parametrize("sem, restarts, options, expected", [
-    ("linear", None, {}, 2), ("linear", None, {"init": "prior"}, 3),
+    ("linear", None, {}, 7), ("linear", None, {"init": "prior"}, 3),
     ("linear", None, {"noise_variance": "estimate"}, 3), ("mlp", None, {}, 1),
     ("mlp", 2, {}, 2), ("additive", None, {}, 3)])
 def test_default_restarts_depend_on_the_sem(sem, restarts, options, expected):

@@ -1,9 +1,8 @@
 """Independent chains of fits, the evidence that pools them, and their agreement.
 
 A *chain* is one complete run of the fit (λ path or fixed radius, every start) with its own
-training key and its own first start: chain ``c`` takes the starts rotated by ``c``
-(``rotated``), so chains begin from different orders of the data, as trusted samplers start
-chains from dispersed points. Their fits are pooled into one posterior by evidence
+training key. The starts are the same for every chain (they come from the data), so two
+chains differ exactly as two seeds would: their agreement is the fit's reproducibility. Their fits are pooled into one posterior by evidence
 (``prodag.mixture``), each component re-scored with common random numbers (``rescore``), so
 differences between components are not Monte Carlo noise.
 
@@ -30,6 +29,8 @@ N_DIAGNOSTIC_DRAWS = 1000
 """Draws of each chain's mixture for its edge probabilities."""
 SCORE_BATCHES = 20
 """Batches of ``n_samples`` draws in the common-random-number score of every component."""
+CONTENDER_NATS = 30.0
+"""Fits whose evidence is further than this below the best are not pooled."""
 DIAGNOSTIC_STREAM = 2 ** 22
 """``fold_in`` index of the key of the chains' diagnostic draws."""
 
@@ -47,10 +48,18 @@ class Chain(NamedTuple):
     path: dict | None
 
 
-def rotated(starts: list, chain: int) -> list:
-    """``starts`` rotated left by ``chain``: chain ``c``'s first start is start ``c``."""
-    shift = chain % len(starts)
-    return starts[shift:] + starts[:shift]
+def contenders(runs: list[Chain], n_rows: int) -> tuple[list, np.ndarray]:
+    """The fits of every chain whose evidence is within ``CONTENDER_NATS`` of the best
+    (``[(lam, FitResult), ...]``) and the chain of each ``(K,)``: the others would take a
+    weight below e^-CONTENDER_NATS, so they are not re-scored."""
+    fits = [fit for run in runs for fit in run.fits]
+    chain_of = np.repeat(np.arange(len(runs)), [len(run.fits) for run in runs])
+    evidence = -n_rows * np.array([fit.objective for _, fit in fits])
+    keep = np.flatnonzero(evidence >= evidence.max() - CONTENDER_NATS)
+    for chain in range(len(runs)):  # every chain keeps its best fit, for its diagnostic
+        members = np.flatnonzero(chain_of == chain)
+        keep = np.union1d(keep, members[np.argmax(evidence[members])])
+    return [fits[i] for i in keep], chain_of[keep]
 
 
 def rescore(engine, fits: list, data, n_rows: int, noise, key: jax.Array) -> np.ndarray:

@@ -29,7 +29,7 @@ from prodag import chains, fitting, mixture, persistence, preprocessing, selecti
 from prodag import interventions as interventions_module
 from prodag.parameters import ParameterProtocol
 from prodag.inference import Progress, TrainingOptions
-from prodag.initialization import noise_variance_start
+from prodag.initialization import n_searched_graphs, noise_variance_start
 from prodag.knowledge import Knowledge
 from prodag.metrics import edge_probabilities
 from prodag.models import LIKELIHOODS, SEM_NAMES
@@ -37,6 +37,8 @@ from prodag.posterior import mean_weight_given_edge
 from prodag.projection import METHODS
 
 INITS = ("auto", "prior", "data")
+LINEAR_LR = 0.03
+PAPER_LR = 0.1
 NOISE_MODELS = ("equal", "estimate")
 """The learned noise variances: one shared by every variable, or one per variable."""
 SAMPLE_STREAM = 2 ** 20
@@ -86,6 +88,7 @@ class ProDAG(ParameterProtocol):
         Adam learning rate and early stopping: an epoch is ``steps_per_epoch`` full-batch steps;
         stop after ``patience`` epochs whose mean objective (per row) does not improve on the
         best by more than ``min_delta``, or after ``max_epochs`` (see ``prodag.inference``).
+        ``lr=None``: 0.03 for the linear SEM, 0.1 (the paper's) for the others.
     prior_mean, prior_std : float
         Independent Gaussian prior ``N(prior_mean, prior_std²)`` on every weight of ``ω̃``.
     noise_variance : "equal", "estimate", float or array of shape (p,)
@@ -175,7 +178,7 @@ class ProDAG(ParameterProtocol):
     """
 
     def __init__(self, sem="linear", lam=None, n_samples=100, max_epochs=1000, patience=5,
-                 lr=0.1, prior_mean=0.0, prior_std=1.0, noise_variance="equal", hidden_units=10,
+                 lr=None, prior_mean=0.0, prior_std=1.0, noise_variance="equal", hidden_units=10,
                  hidden_layers=1, activation="relu", bias=True, mlp_edges="group_norm",
                  likelihood="gaussian",
                  projection="auto", prune=0.0,
@@ -183,7 +186,7 @@ class ProDAG(ParameterProtocol):
                  validation_fraction=selection.VALIDATION_FRACTION,
                  steps_per_epoch=10, min_delta=1e-3, forbidden=None, required=None,
                  tiers=None, forbid_within_tiers=False, intervention_kind="do",
-                 mix_radii=False, standardize=False, seed=None, progress=True):
+                 mix_radii=True, standardize=False, seed=None, progress=True):
         arguments = dict(locals())
         del arguments["self"]
         for name, value in arguments.items():
@@ -303,12 +306,11 @@ class ProDAG(ParameterProtocol):
 
     def _run_chain(self, engine, rows: dict, chain: int, noise, key,
                    progress) -> chains.Chain:
-        """One chain (``prodag.chains``): the λ path, or the fixed radius, from every start
-        rotated by ``chain``, with the training key ``key``."""
+        """One chain (``prodag.chains``): the λ path, or the fixed radius, from every start,
+        with the chain's training key ``key``."""
         def fitter(stage: str):
             Z, observed, starts = rows[stage]
-            return fitting.fit_with_restarts(engine, Z, chains.rotated(starts, chain), noise,
-                                             progress, observed)
+            return fitting.fit_with_restarts(engine, Z, starts, noise, progress, observed)
 
         if self.lam is not None:
             lam = float(self.lam)
@@ -327,8 +329,7 @@ class ProDAG(ParameterProtocol):
         numbers, weighted by its evidence (``prodag.mixture``); set the mixture attributes and
         ``diagnostics_`` (``prodag.chains``)."""
         n = Z.shape[0]
-        fits = [fit for run in runs for fit in run.fits]
-        chain_of = np.repeat(np.arange(len(runs)), [len(run.fits) for run in runs])
+        fits, chain_of = chains.contenders(runs, n)
         data = engine.model.prepare_data(jnp.asarray(Z, self._dtype()), observed)
         score_key = jax.random.fold_in(key, chains.DIAGNOSTIC_STREAM)
         objectives = chains.rescore(engine, fits, data, n, noise, score_key)
@@ -380,7 +381,9 @@ class ProDAG(ParameterProtocol):
         if self.n_restarts is not None:
             validation.check_integer("n_restarts", self.n_restarts, minimum=1)
         validation.check_integer("n_chains", self.n_chains, minimum=1)
-        for name in ("lr", "prior_std", "prune", "min_delta"):
+        if self.lr is not None:
+            validation.check_positive("lr", self.lr)
+        for name in ("prior_std", "prune", "min_delta"):
             validation.check_positive(name, getattr(self, name),
                                       allow_zero=name in ("prune", "min_delta"))
         if isinstance(self.prior_mean, bool) or not np.isfinite(float(self.prior_mean)):
@@ -419,14 +422,15 @@ class ProDAG(ParameterProtocol):
 
     def _training_options(self) -> TrainingOptions:
         return TrainingOptions(n_samples=self.n_samples, max_epochs=self.max_epochs,
-                               patience=self.patience, lr=float(self.lr),
+                               patience=self.patience, lr=self._resolved_lr(),
                                steps_per_epoch=self.steps_per_epoch,
                                min_delta=float(self.min_delta))
 
-    def _resolved_restarts(self) -> int:
-        """``n_restarts`` with ``None`` resolved: 1 for the MLP; 2 for the linear SEM started
-        from the data with known or equal noise variances (one fit per data start: the
-        top-down and the searched order); 3 otherwise."""
+    def _resolved_restarts(self, p: int | None = None) -> int:
+        """``n_restarts`` with ``None`` resolved: 1 for the MLP; for the linear SEM started
+        from the data with known or equal noise variances, one fit per data start (the
+        top-down order and ``initialization.n_searched_graphs(p)`` searched ones); 3
+        otherwise."""
         if self.n_restarts is None:
             if self.sem == "mlp":
                 return 1
@@ -434,8 +438,16 @@ class ProDAG(ParameterProtocol):
                             and self.noise_variance == "estimate")
             two_orders = fitting.takes_two_orders(self.sem, self._resolved_init() == "data",
                                                   per_variable)
-            return 2 if two_orders else 3
+            p = self.n_features_in_ if p is None else p
+            return 1 + n_searched_graphs(p) if two_orders else 3
         return int(self.n_restarts)
+
+    def _resolved_lr(self) -> float:
+        """``lr`` with ``None`` resolved: 0.03 for the linear SEM, whose many data starts
+        each keep their own mode at that rate whatever the key; 0.1 (the paper's) otherwise."""
+        if self.lr is None:
+            return LINEAR_LR if self.sem == "linear" else PAPER_LR
+        return float(self.lr)
 
     def _resolved_init(self) -> str:
         """``init`` with ``"auto"`` resolved: the data start but for the MLP."""

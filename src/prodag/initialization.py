@@ -29,7 +29,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from prodag.order_search import best_order, conditional_variance, top_down_order
+from prodag.order_search import (MANY_STARTS_UP_TO, best_order, conditional_variance,
+                                 searched_orders, top_down_order)
+
+SEARCHED_GRAPHS = 6
+"""Distinct searched graphs whose orders start the linear SEM (besides the top-down order),
+at most ``SEARCHED_GRAPHS_ABOVE`` above ``MANY_STARTS_UP_TO`` variables: the posterior's best
+modes often lie along an order that is not the BIC-best one."""
+SEARCHED_GRAPHS_ABOVE = 1
+ORDER_SEARCH_STARTS = 24
+"""Starting orders of the order search for those graphs (up to ``MANY_STARTS_UP_TO``
+variables; its default above)."""
+
+
+def n_searched_graphs(p: int) -> int:
+    """How many searched orders start a linear fit of ``p`` variables."""
+    return SEARCHED_GRAPHS if p <= MANY_STARTS_UP_TO else SEARCHED_GRAPHS_ABOVE
+
 
 
 def ordered_regression(covariance: np.ndarray, order: np.ndarray, ridge: float) -> np.ndarray:
@@ -153,8 +169,9 @@ def start_means(X: np.ndarray, noise_variance: np.ndarray, sem: str, hidden_unit
     """The data starts' means for the weights of ``sem`` from centred data ``X (n, p)``, in the
     order the restarts take them (weights not named, e.g. shapes and biases, start at 0):
 
-    - linear SEM: ``linear_start`` along the top-down order, then along
-      ``prodag.order_search.best_order`` under the same noise variances;
+    - linear SEM: ``linear_start`` along the top-down order, then along each of the
+      ``n_searched_graphs`` best distinct orders of ``prodag.order_search.searched_orders``
+      under the same noise variances;
     - MLP: ``relu_network_start`` of the top-down linear start;
     - additive SEM: the top-down linear start, then ``additive_start``.
 
@@ -171,5 +188,8 @@ def start_means(X: np.ndarray, noise_variance: np.ndarray, sem: str, hidden_unit
         return [{"W": linear}, additive_start(X, noise_variance)]
     if per_variable_noise:
         return [{"W": linear}]
-    return [{"W": linear},
-            {"W": linear_start(X, noise_variance, order=best_order(X, noise_variance))}]
+    p = X.shape[1]
+    orders = searched_orders(X, noise_variance, n_graphs=n_searched_graphs(p),
+                             n_starts=ORDER_SEARCH_STARTS if p <= MANY_STARTS_UP_TO else None)
+    return [{"W": linear}] + [{"W": linear_start(X, noise_variance, order=order)}
+                              for order in orders]
