@@ -1,5 +1,6 @@
 """Chains, their diagnostic and the evidence weights of the pooled posterior."""
 
+import json
 import warnings
 from typing import NamedTuple
 
@@ -7,6 +8,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+
+from cli_support import fitted as fitted_cli  # noqa: F401 (fixture)
 
 from prodag import ProDAG, chains, fitting
 from prodag.inference import Params
@@ -118,3 +121,13 @@ def test_a_fit_reports_its_chains(fitted):
     assert diagnostics["n_chains"] == 2 and len(diagnostics["chain_elbos"]) == 2
     assert 0.0 <= diagnostics["mean_difference"] <= diagnostics["max_difference"] <= 1.0
     assert np.isclose(est.mixture_weights_.sum(), 1.0)
+
+
+def test_the_command_line_reports_the_chains(fitted_cli):
+    folder, output = fitted_cli
+    summary = json.loads((folder / "out" / "summary.json").read_text())
+    chains_report = summary["chains"]
+    assert chains_report["n_chains"] == 2 and len(chains_report["chain_elbos"]) == 2
+    assert "2 independent chains" in output
+    flagged = chains_report["disagreeing_edges"]
+    assert ("disagree" in output) == bool(flagged)
