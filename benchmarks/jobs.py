@@ -4,8 +4,8 @@ A runner builds one ``Job`` per (method, dataset) and hands the list to ``execut
 skips the jobs a checkpoint already holds, runs the rest through an executor and checkpoints
 the rows as they come back. Jobs carry everything they need (the data inside the fitter), so
 they can run in another process: ``InProcess`` (the default) runs them in order here;
-``RayExecutor`` runs each as a Ray task (``prodag bench --ray [ADDRESS]``; Ray is the optional
-extra ``prodag[ray]``). Scoring happens inside the job, so only rows travel back.
+``RayExecutor`` runs each as a Ray task (``prodag bench --ray`` or ``--ray-address
+ADDRESS``; Ray is the optional extra ``prodag[ray]``). Scoring happens inside the job, so only rows travel back.
 """
 
 from __future__ import annotations

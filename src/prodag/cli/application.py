@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -29,6 +30,25 @@ app = typer.Typer(
 )
 for command in (fit, demo, simulate, evaluate, bench):
     app.command()(command)
+
+
+def _print_version(value: bool) -> None:
+    """``--version``: print the installed version and stop before any command runs."""
+    if value:
+        from prodag import __version__
+
+        typer.echo(f"prodag {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print prodag's version and exit.")] = False,
+) -> None:
+    """Options that come before the command (``prodag --version``)."""
+
 
 COMPILATION_CACHE_VARIABLE = "PRODAG_COMPILATION_CACHE"
 """Environment variable naming the folder for JAX's compiled programs, or ``off``."""
