@@ -20,7 +20,7 @@ Every posterior (1000 samples) is scored with the four metrics and the expected 
 error. Prints mean ± standard error per data kind and variant and writes
 ``benchmarks/results/units_n{n}[_<tag>].json``.
 
-Run: ``python -m benchmarks.units [--seeds 10] [--n 100] [--sachs] [--variant NAME]
+Run: ``python -m benchmarks.studies.units [--seeds 10] [--n 100] [--sachs] [--variant NAME]
 [--tag TAG]`` (a tag names the file ``units_n{n}_<tag>.json``).
 """
 
@@ -34,7 +34,7 @@ import numpy as np
 
 from prodag.metrics import METRICS
 
-from . import RESULTS_DIR
+from .. import RESULTS_DIR
 
 N_DRAWS = 1000
 VARIANTS = {

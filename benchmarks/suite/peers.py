@@ -31,7 +31,7 @@ Settings (paper Appendix F, where it says; otherwise stated here as our choice):
 ``quick=True`` shrinks every method (fewer λ values, iterations, particles and steps) for smoke
 runs; its numbers are not comparable with the paper's.
 
-Run ``python -m benchmarks.peers dagma --p 10 --s 10 --n 100 --seeds 3`` (from the repository
+Run ``python -m benchmarks.suite.peers dagma --p 10 --s 10 --n 100 --seeds 3`` (from the repository
 root) for a table of the metrics of one peer over simulated datasets (JSON in
 ``benchmarks/results/``).
 """
@@ -54,7 +54,7 @@ import numpy as np
 from prodag.metrics import METRICS
 from prodag.simulate import SEMS
 
-from . import RESULTS_DIR
+from .. import RESULTS_DIR
 
 PEERS = {"dagma": "dagma", "dibs": "dibs", "dibs+": "dibs"}
 """Peer name → the Python package it needs."""

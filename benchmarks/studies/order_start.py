@@ -21,7 +21,7 @@ at least 0.5 Brier in expectation).
 
 Prints one line per dataset and fit and writes ``benchmarks/results/order_start[_<tag>].json``.
 
-Run: ``python -m benchmarks.order_start --seeds 10``.
+Run: ``python -m benchmarks.studies.order_start --seeds 10``.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ import numpy as np
 
 from prodag.metrics import METRICS
 
-from . import RESULTS_DIR
-from .synthetic import _parse_value
+from .. import RESULTS_DIR
+from ..suite.synthetic import _parse_value
 
 N_DRAWS = 1000
 DEFAULT_OPTIONS = {"standardize": True, "noise_variance": "estimate"}

@@ -2,7 +2,7 @@
 
 Example (the paper's linear ER experiment), from the repository root::
 
-    python -m benchmarks.synthetic --graph er --sem linear --p 20 --s 40 --n 10 100 1000 \
+    python -m benchmarks.suite.synthetic --graph er --sem linear --p 20 --s 40 --n 10 100 1000 \
         --seeds 10 --projection auto --lam select --tag er20
 
 For every n and seed it simulates a dataset (``prodag.simulate.dataset``, seed = dataset
@@ -34,7 +34,7 @@ from prodag.metrics import METRICS
 from prodag.simulate import SEMS
 from prodag.projection import METHODS
 
-from . import RESULTS_DIR
+from .. import RESULTS_DIR
 
 GRAPHS = ("er", "sf")
 N_DRAWS = 1000

@@ -12,7 +12,7 @@ likelihood: the four metrics of the fit with the outlier, and how far the outlie
 posterior (max and mean |ΔP| over all pairs, against the clean fit). Prints mean ± standard
 error and writes ``benchmarks/results/outliers_<place>.json`` (after every dataset).
 
-Run: ``python -m benchmarks.outliers [--seeds 10] [--place sink|source]``.
+Run: ``python -m benchmarks.studies.outliers [--seeds 10] [--place sink|source]``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy as np
 
 from prodag.metrics import METRICS
 
-from . import RESULTS_DIR
+from .. import RESULTS_DIR
 
 N_DRAWS = 1000
 LIKELIHOODS = ("gaussian", "student")

@@ -15,7 +15,7 @@ intercept per experimental condition; one dataset, scored against the 17-edge DA
 Prints one line per dataset and a summary, and writes
 ``benchmarks/results/stability_<data>[_<tag>].json``.
 
-Run: ``python -m benchmarks.stability --seeds 10`` and ``python -m benchmarks.stability
+Run: ``python -m benchmarks.studies.stability --seeds 10`` and ``python -m benchmarks.studies.stability
 --data sachs``.
 """
 
@@ -29,8 +29,8 @@ import numpy as np
 
 from prodag.metrics import METRICS
 
-from . import RESULTS_DIR
-from .synthetic import _parse_value
+from .. import RESULTS_DIR
+from ..suite.synthetic import _parse_value
 
 FIT_SEEDS = (0, 1)
 N_DRAWS = 1000

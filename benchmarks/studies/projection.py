@@ -13,8 +13,8 @@ mean number of edges the path method's clean-up removed.
 Inputs: "prior" W̃ ~ N(0, 1); "posterior" a random DAG (2p expected edges, weights ±U[0.3, 2],
 random node order) plus N(0, 0.1²) noise on every entry. Diagonals are zero.
 
-    python -m benchmarks.projection                      # full table (a few minutes)
-    python -m benchmarks.projection --p 10 20 --repeats 3
+    python -m benchmarks.studies.projection                      # full table (a few minutes)
+    python -m benchmarks.studies.projection --p 10 20 --repeats 3
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from prodag.projection.orders import forward_mask
 from prodag.projection.path import path_support
 from prodag.projection.search import search_positions
 
-from . import RESULTS_DIR
+from .. import RESULTS_DIR
 
 EXACT_REFERENCE_MAX_P = 12
 RESULTS = RESULTS_DIR / "projection.json"

@@ -14,7 +14,7 @@ The grid comes from the best λ = ∞ fit of all starts, so the replayed strateg
 a real run only in that (the default runs its λ = ∞ fit from one start). Prints a table of
 mean ± standard error per strategy and writes ``benchmarks/results/lambda_path_<tag>.json``.
 
-Run: ``python -m benchmarks.lambda_path --p 20 --s 40 --n 100 --seeds 10``.
+Run: ``python -m benchmarks.studies.lambda_path --p 20 --s 40 --n 100 --seeds 10``.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import numpy as np
 
 from prodag.metrics import METRICS
 
-from . import RESULTS_DIR
+from .. import RESULTS_DIR
 
 STRATEGIES = {"all": None, "one": 0, "top1": 1, "top2": 2, "top3": 3}
 """Strategy name → number of radii refitted from every start (``None``: all, 0: none)."""

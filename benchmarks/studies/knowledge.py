@@ -15,7 +15,7 @@ about which the ``edges`` knowledge says nothing in either direction (the same p
 three fits of a dataset). Prints mean ± standard error per variant and writes
 ``benchmarks/results/knowledge.json``.
 
-Run: ``python -m benchmarks.knowledge [--seeds 10]``.
+Run: ``python -m benchmarks.studies.knowledge [--seeds 10]``.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import numpy as np
 
 from prodag.metrics import METRICS
 
-from . import RESULTS_DIR
+from .. import RESULTS_DIR
 
 P, S, N = 20, 40, 100
 SHARE = 0.25

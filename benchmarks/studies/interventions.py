@@ -7,13 +7,13 @@ on each of ``--targets`` random single variables
 (``prodag.simulate.dataset(..., interventions=...)``), datasets 0 … seeds-1. ProDAG
 (defaults for the SEM, seed = dataset seed) is fitted on all rows twice: ``interventional``
 with the known targets (``fit(X, interventions=mask)``), ``observational`` treating every
-row as observational. With ``--peers``, DiBS and DiBS+ (``benchmarks.peers``) get the same
+row as observational. With ``--peers``, DiBS and DiBS+ (``benchmarks.suite.peers``) get the same
 rows and targets (DiBS's ``interv_mask``). Each posterior (1000 samples; DiBS: its particles)
 is scored with the four metrics and the expected calibration error. Prints mean ± standard
 error per variant and writes ``benchmarks/results/interventions[_<tag>].json``.
 
-Run: ``python -m benchmarks.interventions [--seeds 10]``; the MLP row: ``python -m
-benchmarks.interventions --sem mlp --p 10 --s 20 --tag mlp_p10``; DiBS alone (8-15 min per
+Run: ``python -m benchmarks.studies.interventions [--seeds 10]``; the MLP row: ``python -m
+benchmarks.studies.interventions --sem mlp --p 10 --s 20 --tag mlp_p10``; DiBS alone (8-15 min per
 dataset on a 2-core CPU): ``--peers --skip-prodag --tag dibs``; ``--resume`` runs only the
 datasets missing from the results file.
 """
@@ -28,7 +28,7 @@ import numpy as np
 
 from prodag.metrics import METRICS
 
-from . import RESULTS_DIR
+from .. import RESULTS_DIR
 
 N_DRAWS = 1000
 
@@ -48,7 +48,7 @@ def run_one(args, seed: int) -> list[dict]:
         rows.append(scored(variant, seed, seconds, estimator.sample(N_DRAWS), data.adjacency,
                            lam=estimator.lam_))
     if args.peers:
-        from .peers import dibs_particles, systematic_resample
+        from ..suite.peers import dibs_particles, systematic_resample
 
         start = time.perf_counter()
         graphs, weights = dibs_particles(data.X, seed, sem=args.sem,

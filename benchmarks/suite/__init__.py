@@ -12,7 +12,7 @@ the output folder:
 * ``<name>.md``: that summary as a markdown table;
 * ``<name>.png``: metric against n (synthetic sweeps) or a bar chart (single-setting studies).
 
-Peers (DAGMA, DiBS) come from ``benchmarks.peers`` and run only when their packages are
+Peers (DAGMA, DiBS) come from ``benchmarks.suite.peers`` and run only when their packages are
 installed (``peers.install_command(name)`` says how); otherwise the suite prints a note with
 that command and runs ProDAG.
 """
@@ -33,7 +33,8 @@ import pandas as pd
 
 from prodag.metrics import METRICS
 
-from . import RESULTS_DIR, munin, sachs, synthetic
+from .. import RESULTS_DIR
+from . import munin, sachs, synthetic
 from .checkpoint import Checkpoint
 from .jobs import InProcess, RayExecutor, execute, jobs_of
 from .methods import peer_fitters, score_against, select_methods
@@ -45,7 +46,7 @@ __all__ = ["EXPERIMENTS", "RESULTS_DIR", "Experiment", "run", "main"]
 @dataclass(frozen=True)
 class Experiment:
     """One benchmark: ``runner(seeds, quick, methods, checkpoint, executor)`` returns rows of
-    metrics (``benchmarks.jobs`` runs its fits)."""
+    metrics (``benchmarks.suite.jobs`` runs its fits)."""
 
     name: str
     description: str
@@ -93,7 +94,7 @@ def run(names: Sequence[str], *, seeds: int | None = None, quick: bool = False,
         executor: InProcess | RayExecutor | None = None) -> dict[str, list[dict]]:
     """Run the named experiments and write their JSON, markdown and figure into ``out``.
 
-    ``executor`` runs the fits (``benchmarks.jobs``): one after another in this process by
+    ``executor`` runs the fits (``benchmarks.suite.jobs``): one after another in this process by
     default, or as Ray tasks (``RayExecutor``).
 
     With ``merge``, the rows of methods not run now are kept from the experiment's existing
@@ -203,7 +204,7 @@ def synthetic_runner(settings: SyntheticSettings,
                      quick_n_grid: Sequence[int] = (100,),
                      variants: dict[str, dict] | None = None) -> Callable[..., list[dict]]:
     """A runner of one simulated setting over ``n_grid``: ProDAG through
-    ``benchmarks.synthetic`` (λ selected by ProDAG's default, the ELBO), the peers on the
+    ``benchmarks.suite.synthetic`` (λ selected by ProDAG's default, the ELBO), the peers on the
     same datasets (their λ chosen on the simulator's validation rows; for the MLP simulator
     also DAGMA with its library's defaults, the nonlinear issue's bar).
 
@@ -320,5 +321,3 @@ def main(argv: Sequence[str] | None = None) -> None:
             executor.shutdown()
 
 
-if __name__ == "__main__":
-    main()

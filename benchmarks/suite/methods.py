@@ -1,8 +1,8 @@
 """The compared methods on one dataset: ProDAG's fitters beside the installed peers, and the
 scores of their samples.
 
-A *fitter* (``benchmarks.jobs.Fitter``) is a function of no arguments that returns posterior
-graph samples ``(L, p, p)`` and the fit's seconds; ``benchmarks.jobs`` runs them.
+A *fitter* (``benchmarks.suite.jobs.Fitter``) is a function of no arguments that returns posterior
+graph samples ``(L, p, p)`` and the fit's seconds; ``benchmarks.suite.jobs`` runs them.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def select_methods(fitters: dict[str, Fitter], methods: Sequence[str] | None) ->
 def peer_fitters(data, seed: int, sem: str = "linear", quick: bool = False,
                  dagma_library_defaults: bool = False) -> dict[str, Fitter]:
     """``{label: fitter}`` of the installed peers on ``data`` (anything with ``X`` and
-    ``X_val`` arrays), from ``benchmarks.peers``, with ``dagma_library_defaults`` also DAGMA
+    ``X_val`` arrays), from ``benchmarks.suite.peers``, with ``dagma_library_defaults`` also DAGMA
     as its library fits by default (``DAGMA (library defaults)``: no λ chosen on held-out
     rows); a peer whose package is missing is skipped with a note (printed once) saying how
     to install it."""
