@@ -60,7 +60,7 @@ def compilation_cache_dir() -> Path | None:
     ``$PRODAG_COMPILATION_CACHE`` if set (``off`` for no cache), else
     ``$XDG_CACHE_HOME/prodag/jax`` (``~/.cache/prodag/jax``). Reusing them saves the
     compilation at the start of a fit, except for programs that call the CPU search kernel
-    (p > 9 on a CPU), which JAX does not store (README, "Command line").
+    (p > 9 on a CPU), which JAX does not store (docs/guide/cli.md).
     """
     setting = os.environ.get(COMPILATION_CACHE_VARIABLE, "").strip()
     if setting.lower() == "off":

@@ -55,9 +55,10 @@ SelectByOption = Annotated[SelectBy, typer.Option(
     help="How --lam auto chooses: 'elbo' (the highest evidence lower bound, all rows fitted) "
          "or 'validation' (the paper's: likelihood of a 10% held-out split, then a refit).")]
 RestartsOption = Annotated[Optional[int], typer.Option(
-    min=1, show_default="3 for linear, 1 for mlp",
-    help="Fits per radius, the best ELBO kept: the odd-numbered ones from the data-driven "
-         "start (linear) or the prior (mlp), the even-numbered ones from the prior.")]
+    min=1, show_default="2 for linear, 3 for additive or --noise-variance estimate, 1 for mlp",
+    help="Fits at the chosen radii, mixed by their evidence: the linear SEM's from its two "
+         "data starts (the top-down and a searched order) in turn; otherwise the data start "
+         "alternating with the prior (mlp: the prior).")]
 NSamplesOption = Annotated[int, typer.Option(
     min=1, help="Monte Carlo samples of the graph per optimisation step (L).")]
 MaxEpochsOption = Annotated[int, typer.Option(
@@ -121,8 +122,8 @@ ThresholdOption = Annotated[float, typer.Option(
 NDrawsOption = Annotated[int, typer.Option(
     min=1, help="Posterior graphs drawn into samples.npz (and behind edge_probabilities.csv).")]
 HiddenUnitsOption = Annotated[int, typer.Option(
-    min=1, help="--sem mlp: hidden units per variable's network (the paper's 10; 2 scored "
-                "better on its simulated benchmarks, see the README).")]
+    min=1, help="--sem mlp: hidden units per variable's network (the paper's 10; a narrower "
+                "network is faster).")]
 BiasOption = Annotated[bool, typer.Option(
     "--bias/--no-bias", help="--sem mlp: give the networks' layers biases.")]
 ProgressOption = Annotated[bool, typer.Option(
