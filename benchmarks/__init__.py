@@ -1,20 +1,18 @@
-"""prodag's benchmarks: the paper's experiments, ProDAG beside the installed peers.
+"""prodag's benchmarks: the paper's experiments (``suite``) and one-question studies (``studies``).
 
 Run from the repository root, as modules of this package:
 
-* ``python -m benchmarks.suite`` (or ``prodag bench``): the experiments of ``suite.EXPERIMENTS``;
-* ``python -m benchmarks.report``: ``results/RESULTS.md`` and the README's tables from their JSON;
-* ``python -m benchmarks.synthetic``, ``python -m benchmarks.peers``,
-  ``python -m benchmarks.projection``: one simulated setting, one peer, the projection methods;
-* the questions behind the defaults, each its own script: ``lambda_path`` (where restarts pay),
-  ``stability`` (two seeds per dataset), ``units`` (noise models and the data's units),
-  ``order_start`` (the search against the model, by starting at the true order),
-  ``knowledge`` (forbidden and required edges, tiers) and ``interventions`` (known targets).
+* ``prodag bench`` (or ``python -m benchmarks.suite``): the experiments of the paper's tables,
+  ``suite.EXPERIMENTS``; ``python -m benchmarks.suite.report`` regenerates
+  ``results/RESULTS.md`` and the tables of ``docs/benchmarks.md`` from their JSON;
+  ``python -m benchmarks.suite.synthetic`` and ``python -m benchmarks.suite.peers`` run one
+  simulated setting or one peer;
+* ``python -m benchmarks.studies.NAME``: the questions behind the defaults, one a module
+  (``benchmarks/README.md`` lists them).
 
-Modules: ``suite`` (experiments, summaries, figures) uses ``synthetic``, ``sachs`` and
-``munin`` (the runners), which use ``methods`` (fitting the methods on one dataset, peers from
-``peers``) and ``checkpoint`` (the finished fits of a run). What the runs found is in
-``docs/findings.md``.
+``suite`` (experiments, summaries, figures) uses ``synthetic``, ``sachs`` and ``munin`` (the
+runners), which use ``methods`` (fitting the methods on one dataset, peers from ``peers``),
+``jobs`` (in this process or as Ray tasks) and ``checkpoint`` (the finished fits of a run).
 """
 
 from pathlib import Path

@@ -411,3 +411,25 @@ def test_fit_reads_the_conditions_column_as_the_api_takes_conditions(tmp_path):
     missing = invoke("fit", tmp_path / "data.csv", "--conditions", "batch", "--out",
                      tmp_path / "out2")
     assert_one_line_error(missing, "--conditions batch", "not a column")
+
+
+def test_version_prints_the_package_version():
+    import prodag
+
+    result = invoke("--version")
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == f"prodag {prodag.__version__}"
+
+
+def test_the_commands_use_no_deprecated_typer_parameters():
+    import warnings
+
+    import typer
+
+    from prodag.cli import app
+
+    with warnings.catch_warnings(record=True) as caught:  # options are read when built
+        warnings.simplefilter("always")
+        typer.main.get_command(app)
+    assert not [w for w in caught if issubclass(w.category, DeprecationWarning)], \
+        [str(w.message) for w in caught]

@@ -43,3 +43,23 @@ def test_bench_lists_the_paper_experiments():
     for name in ("sachs", "munin", "linear-20-n100", "linear-er-100", "nonlinear-10-n100",
                  "nonlinear-er-10", "scale-free-3", "heteroscedastic-20"):
         assert name in result.output
+
+
+def test_ray_flag_and_address_reach_the_executor(monkeypatch):
+    suite = load_suite()
+    made, ran = [], []
+
+    class FakeExecutor:
+        def __init__(self, address=None):
+            made.append(address)
+
+        def shutdown(self):
+            made.append("shut")
+
+    monkeypatch.setattr(suite, "RayExecutor", FakeExecutor)
+    monkeypatch.setattr(suite, "run", lambda *a, **k: ran.append(k["executor"]))
+    assert invoke("bench", "sachs", "--ray").exit_code == 0
+    assert invoke("bench", "sachs", "--ray-address", "ray://head:10001").exit_code == 0
+    assert invoke("bench", "sachs").exit_code == 0
+    assert made == [None, "shut", "ray://head:10001", "shut"]
+    assert ran[2] is None and isinstance(ran[0], FakeExecutor)

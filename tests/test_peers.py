@@ -1,14 +1,14 @@
-"""Tests for benchmarks.peers: the helpers always, a tiny DAGMA fit when dagma is installed.
+"""Tests for benchmarks.suite.peers: the helpers always, a tiny DAGMA fit when dagma is installed.
 
 DiBS is not fitted here (its compile time alone exceeds this file's budget); it is exercised by
-``python -m benchmarks.peers dibs --quick``.
+``python -m benchmarks.suite.peers dibs --quick``.
 """
 
 import numpy as np
 import pytest
 from scipy.stats import norm
 
-from benchmarks import peers
+from benchmarks.suite import peers
 
 
 def test_validation_log_likelihood_matches_scipy():

@@ -6,7 +6,7 @@ import pytest
 ray = pytest.importorskip("ray")
 
 import benchmarks.suite as suite  # noqa: E402
-from benchmarks import jobs, synthetic  # noqa: E402
+from benchmarks.suite import jobs, synthetic  # noqa: E402
 
 SETTINGS = synthetic.SyntheticSettings(
     p=4, s=3, options={"max_epochs": 20, "n_lambdas": 2, "n_restarts": 1, "n_samples": 20})

@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from benchmarks import RESULTS_DIR, synthetic
+from benchmarks import RESULTS_DIR
+from benchmarks.suite import synthetic
 
 ROW = {"file": "nonlinear-10-n100.json", "method": "ProDAG (2 units, no bias)", "seed": 0}
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import benchmarks.suite as suite
-from benchmarks import jobs, synthetic
-from benchmarks.checkpoint import Checkpoint
+from benchmarks.suite import jobs, synthetic
+from benchmarks.suite.checkpoint import Checkpoint
 
 BENCHMARKS = Path(suite.__file__).resolve().parent
 
@@ -174,7 +174,7 @@ def test_a_sweep_with_one_value_is_drawn_as_bars():
 
 
 def test_a_sachs_split_keeps_each_row_with_its_targets():
-    from benchmarks import sachs
+    from benchmarks.suite import sachs
 
     X = np.arange(40.0).reshape(20, 2)
     targets = np.zeros((20, 2), dtype=bool)

@@ -16,7 +16,7 @@ best so far by more than ``min_delta`` (absolute, per row), or after ``max_epoch
 
 The whole loop runs on the device: a ``lax.while_loop`` over epochs, each a ``lax.scan`` over
 steps, with early stopping decided inside; the host only wakes up every ``epochs_per_call``
-epochs to update the progress bar (one ``Progress`` bar can span many fits).
+epochs to update the progress bar (``prodag.progress.Progress``; one bar can span many fits).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from jax import lax
 
 from prodag import variational
 from prodag.models.base import StructuralEquationModel, Weights
+from prodag.progress import Progress  # noqa: F401  (re-exported: the fit imports it here)
 from prodag.projection import Projector
 
 SCORE_STREAM = 2 ** 31 - 1
@@ -100,38 +101,6 @@ def noise_variance_of(params: Params, fixed: jax.Array) -> jax.Array:
     return fixed
 
 
-class Progress:
-    """One progress bar over a sequence of fits (``total`` of them): ``stage`` names the fit
-    that runs ("λ=∞", "radius 3/10", "restart 2/3"), ``update`` shows its epoch and objective.
-    Disabled, it does nothing. Use as a context manager."""
-
-    def __init__(self, total: int, enabled: bool = True):
-        self.bar = None
-        if enabled:
-            from tqdm.auto import tqdm
-
-            self.bar = tqdm(total=total, desc="ProDAG", unit="fit", leave=False)
-
-    def stage(self, description: str) -> None:
-        if self.bar is not None:
-            self.bar.set_description(f"ProDAG {description}")
-
-    def update(self, epoch: int, objective: float) -> None:
-        if self.bar is not None:
-            self.bar.set_postfix(epoch=epoch, objective=f"{objective:.4f}")
-
-    def fit_done(self) -> None:
-        if self.bar is not None:
-            self.bar.update(1)
-
-    def __enter__(self) -> "Progress":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
 class VariationalInference:
     """Compiled ELBO optimisation for one model, projection, prior and set of options.
 
@@ -187,8 +156,8 @@ class VariationalInference:
                                                    jnp.asarray(noise_variance)))
 
     def _objectives_impl(self, params, keys, data, n_rows, lam, noise_variance):
-        # One batch after another (lax.map), not vmap: the same values, and for the MLP
-        # it compiles in 4.9 s instead of 8.6 s (p = 10, L = 100, 2-core CPU).
+        # One batch after another (lax.map), not vmap: the same values, and a smaller
+        # program to compile (notably for the MLP).
         return lax.map(lambda key: self.objective(params, key, data, n_rows, lam,
                                                   noise_variance), keys)
 

@@ -161,7 +161,7 @@ def auroc(true_adjacency, samples, weights=None) -> float:
         warnings.warn("AUROC is undefined when the true graph has no edges or every possible "
                       "edge; returning NaN.", RuntimeWarning, stacklevel=2)
         return float("nan")
-    from scipy.stats import rankdata  # imported here: scipy.stats costs ~0.8 s to import
+    from scipy.stats import rankdata  # imported here: scipy.stats is slow to import
 
     ranks = rankdata(scores)  # average ranks for ties
     rank_sum = ranks[labels].sum()

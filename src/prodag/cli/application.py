@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -30,6 +31,25 @@ app = typer.Typer(
 for command in (fit, demo, simulate, evaluate, bench):
     app.command()(command)
 
+
+def _print_version(value: bool) -> None:
+    """``--version``: print the installed version and stop before any command runs."""
+    if value:
+        from prodag import __version__
+
+        typer.echo(f"prodag {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print prodag's version and exit.")] = False,
+) -> None:
+    """Options that come before the command (``prodag --version``)."""
+
+
 COMPILATION_CACHE_VARIABLE = "PRODAG_COMPILATION_CACHE"
 """Environment variable naming the folder for JAX's compiled programs, or ``off``."""
 
@@ -40,7 +60,7 @@ def compilation_cache_dir() -> Path | None:
     ``$PRODAG_COMPILATION_CACHE`` if set (``off`` for no cache), else
     ``$XDG_CACHE_HOME/prodag/jax`` (``~/.cache/prodag/jax``). Reusing them saves the
     compilation at the start of a fit, except for programs that call the CPU search kernel
-    (p > 9 on a CPU), which JAX does not store (README, "Command line").
+    (p > 9 on a CPU), which JAX does not store (docs/guide/cli.md).
     """
     setting = os.environ.get(COMPILATION_CACHE_VARIABLE, "").strip()
     if setting.lower() == "off":

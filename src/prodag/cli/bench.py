@@ -12,9 +12,6 @@ import typer
 
 from prodag.cli.errors import friendly_errors
 
-LOCAL_RAY = "local"
-"""``--ray`` given without an address: start a local Ray instance."""
-
 SOURCE_ROOT = Path(__file__).resolve().parents[3]
 """The checkout that holds this package's ``src/prodag`` (meaningful for a source install)."""
 
@@ -67,11 +64,13 @@ def bench(
     resume: Annotated[bool, typer.Option(
         help="Reuse the fits that an interrupted run saved in --out "
              "(<experiment>.partial.json) and run only the rest.")] = False,
-    ray: Annotated[Optional[str], typer.Option(
-        "--ray", metavar="[ADDRESS]", is_flag=False, flag_value=LOCAL_RAY,
-        help="Run the fits as Ray tasks on the cluster at ADDRESS, or on a new local Ray "
-             "instance using every core when no address is given (needs pip install "
-             "'prodag[ray]'). Default: one fit after another in this process.")] = None,
+    ray: Annotated[bool, typer.Option(
+        "--ray", help="Run the fits as Ray tasks on a new local Ray instance using every "
+                      "core, or on the cluster at --ray-address (needs pip install "
+                      "'prodag[ray]'). Default: one fit after another in this process.")] = False,
+    ray_address: Annotated[Optional[str], typer.Option(
+        "--ray-address", metavar="ADDRESS",
+        help="Run the fits as Ray tasks on the Ray cluster at ADDRESS (implies --ray).")] = None,
 ):
     """Run the benchmark suite: the paper's experiments, ProDAG beside installed peers.
 
@@ -88,8 +87,8 @@ def bench(
         raise ValueError(f"unknown experiment(s) {', '.join(unknown)}; choose from "
                          f"{', '.join(suite.EXPERIMENTS)} (see prodag bench --list)")
     executor = None
-    if ray is not None:
-        executor = suite.RayExecutor(None if ray == LOCAL_RAY else ray)
+    if ray or ray_address is not None:
+        executor = suite.RayExecutor(ray_address)
     try:
         suite.run(experiments or list(suite.EXPERIMENTS), seeds=seeds, quick=quick,
                   methods=methods, out=out or suite.RESULTS_DIR, merge=merge, resume=resume,

@@ -103,5 +103,5 @@ def demo(
     echo_done(seconds, estimator, out, [*RESULT_FILES.values(), "metrics.json"])
     typer.echo("\nPosterior metrics (lower Brier/E-SHD and higher E-F1/AUROC are better):\n")
     print_metrics_table(scores)
-    typer.echo("\nThe paper's row is a mean over 10 splits (benchmarks/sachs.py reproduces "
+    typer.echo("\nThe paper's row is a mean over 10 splits ('prodag bench sachs' reproduces "
                "that protocol); the rows above are one fit on all 7466 cells.")

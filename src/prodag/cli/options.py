@@ -55,10 +55,11 @@ SelectByOption = Annotated[SelectBy, typer.Option(
     help="How --lam auto chooses: 'elbo' (the highest evidence lower bound, all rows fitted) "
          "or 'validation' (the paper's: likelihood of a 10% held-out split, then a refit).")]
 RestartsOption = Annotated[Optional[int], typer.Option(
-    min=1, show_default="2 for linear, 3 for additive, 1 for mlp",
-    help="Starts per chain at the chosen radius, mixed by their ELBO: the data-driven starts "
-         "(linear: the top-down and the searched order) in turn, for additive alternating "
-         "with the prior; the prior for mlp.")]
+    min=1, show_default="7 for linear (fewer above 30 variables), 3 for additive or "
+                        "--noise-variance estimate, 1 for mlp",
+    help="Fits per chain at the chosen radii, mixed by their evidence: the linear SEM's data "
+         "starts (the top-down order and the best distinct searched orders) in turn; "
+         "otherwise the data start alternating with the prior (mlp: the prior).")]
 ChainsOption = Annotated[int, typer.Option(
     "--chains", min=1, help="Independent chains of fits pooled into the posterior; edges on "
                             "which they disagree by more than 0.3 are reported.")]
@@ -125,8 +126,8 @@ ThresholdOption = Annotated[float, typer.Option(
 NDrawsOption = Annotated[int, typer.Option(
     min=1, help="Posterior graphs drawn into samples.npz (and behind edge_probabilities.csv).")]
 HiddenUnitsOption = Annotated[int, typer.Option(
-    min=1, help="--sem mlp: hidden units per variable's network (the paper's 10; 2 scored "
-                "better on its simulated benchmarks, see the README).")]
+    min=1, help="--sem mlp: hidden units per variable's network (the paper's 10; a narrower "
+                "network is faster).")]
 BiasOption = Annotated[bool, typer.Option(
     "--bias/--no-bias", help="--sem mlp: give the networks' layers biases.")]
 ProgressOption = Annotated[bool, typer.Option(

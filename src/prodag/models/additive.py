@@ -13,9 +13,7 @@ shape, as in the nonlinear issue's candidate ``ω_jk = W_jk v_jk / ‖v_jk‖``.
 intercepts ``b`` are further Gaussian weights outside the projection. A non-edge's strength
 shrinks with ``n`` as a linear weight does, and its shape then has no effect on the
 likelihood, so it stays at the prior at no cost in KL. (An MLP's first-layer group of a
-non-edge keeps the prior's spread and the projection cannot tell edges from noise; a group
-norm over two free basis weights per edge was measured too and scored worse:
-``docs/findings.md``.)
+non-edge keeps the prior's spread and the projection cannot tell edges from noise.)
 
 The likelihood depends on the weights only through the coefficients ``θ_k`` of the features
 ``F = (x_1, |x_1|, …, x_p, |x_p|, 1)`` of width ``D = 2p + 1``, so it keeps the linear SEM's

@@ -18,8 +18,8 @@ Weights of one sample (``d = hidden_units``, ``H = hidden_layers``)::
 Biases are left out when ``bias=False``. Every array the inference engine passes in carries
 a leading sample axis ``L``. All nodes and samples are evaluated in a handful of einsums.
 
-On the paper's simulator (whose networks have no biases) ``bias=False`` learned the structure
-better: with biases the fitted networks stay almost linear (``docs/findings.md``).
+``bias=False`` matches the paper's simulator, whose networks have no biases; with biases the
+fitted networks tend to stay almost linear.
 """
 
 from __future__ import annotations

@@ -28,8 +28,8 @@ METHODS = ("auto", "exact", "search", "path")
 
 AUTO_EXACT_MAX_NODES = 9
 """``method="auto"`` uses the exact DP up to this many nodes and local search above: the DP is
-optimal and its cost doubles per node (L = 100 on the 2-core CPU: about 7 ms at p = 10, 19 ms at
-p = 12, where the search is 0.3-0.4% above the optimum; ``docs/findings.md``)."""
+optimal but its cost doubles with every node, while the search stays near the optimum at a
+cost polynomial in p."""
 
 _OPTIONS = {
     "exact": (),

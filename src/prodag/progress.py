@@ -1,0 +1,39 @@
+"""A terminal progress bar (tqdm) over the fits of one ``ProDAG.fit``.
+
+Kept apart from the optimiser (``prodag.inference``), which only calls ``update`` every few
+epochs, so the numerical code does not depend on how progress is shown.
+"""
+
+from __future__ import annotations
+
+
+class Progress:
+    """One progress bar over a sequence of fits (``total`` of them): ``stage`` names the fit
+    that runs ("λ=∞", "radius 3/10", "restart 2/3"), ``update`` shows its epoch and objective.
+    Disabled, it does nothing. Use as a context manager."""
+
+    def __init__(self, total: int, enabled: bool = True):
+        self.bar = None
+        if enabled:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, desc="ProDAG", unit="fit", leave=False)
+
+    def stage(self, description: str) -> None:
+        if self.bar is not None:
+            self.bar.set_description(f"ProDAG {description}")
+
+    def update(self, epoch: int, objective: float) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix(epoch=epoch, objective=f"{objective:.4f}")
+
+    def fit_done(self) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.close()
