@@ -25,7 +25,8 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from prodag import chains, fitting, mixture, persistence, preprocessing, selection, validation
+from prodag import (chains, effects, fitting, mixture, persistence, preprocessing, selection,
+                    validation)
 from prodag import interventions as interventions_module
 from prodag.parameters import ParameterProtocol
 from prodag.inference import Progress, TrainingOptions
@@ -559,6 +560,28 @@ class ProDAG(ParameterProtocol):
                              f"fitted: {', '.join(map(repr, self.conditions_))}); got "
                              f"{len(labels)} labels" + (f", unknown {unknown}" if unknown else ""))
         return self.condition_means_[[self.conditions_.index(label) for label in labels]]
+
+    # ---- causal effects (prodag.effects) ------------------------------------------------
+
+    def total_effects(self, n: int = 1000, seed=None, **options) -> np.ndarray:
+        """``(n, p, p)`` draws of the total effect of every variable on every other in data
+        units (``[l, j, k]``: change of E[x_k] per unit of x_j under do(x_j)); ``options`` of
+        ``prodag.effects.total_effects`` (the nonlinear SEMs' simulation)."""
+        self._check_fitted()
+        return effects.total_effects(self, n, seed, **options)
+
+    def effect(self, cause, effect, n: int = 1000, level: float = 0.9, seed=None,
+               **options) -> "effects.EffectSummary":
+        """The posterior of the total effect of ``cause`` on ``effect`` (names or indices):
+        mean, sd, ``level`` credible interval, P(effect ≠ 0), P(effect > 0)."""
+        self._check_fitted()
+        return effects.effect(self, cause, effect, n, level, seed, **options)
+
+    def intervene(self, do: dict, n: int = 1000, seed=None, condition=None):
+        """``n`` draws ``(n, p)`` of every variable under ``do={variable: value}`` (data
+        units), a DataFrame when the fit had column names (``prodag.effects.intervene``)."""
+        self._check_fitted()
+        return effects.intervene(self, do, n, seed, condition)
 
     # ---- persistence --------------------------------------------------------------------
 

@@ -1,10 +1,11 @@
 """The ``prodag`` command: fit a posterior over DAGs to a CSV file, run the Sachs demo,
-simulate data, score a posterior against a known graph, and run the benchmark suite.
+simulate data, score a posterior against a known graph, estimate causal effects from a
+posterior, and run the benchmark suite.
 
-One module per command (``fit``, ``demo``, ``simulate``, ``evaluate``, ``bench``); shared
-options and the API's defaults in ``options``, files in ``files``, results out in
-``results``, terminal tables in ``tables``, the one error handler in ``errors``, the
-application in ``application``. Every command reports a bad file or value as one red
+One module per command (``fit``, ``demo``, ``simulate``, ``evaluate``, ``effects``,
+``bench``); shared options and the API's defaults in ``options``, files in ``files``,
+results out in ``results``, terminal tables in ``tables``, the one error handler in
+``errors``, the application in ``application``. Every command reports a bad file or value as one red
 ``Error: ...`` line with exit code 2 (never a traceback).
 """
 

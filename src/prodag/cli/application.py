@@ -10,6 +10,7 @@ import typer
 
 from prodag.cli.bench import bench
 from prodag.cli.demo import demo
+from prodag.cli.effects import effects
 from prodag.cli.evaluate import evaluate
 from prodag.cli.fit import fit
 from prodag.cli.simulate import simulate
@@ -28,7 +29,7 @@ app = typer.Typer(
     add_completion=False,
     rich_markup_mode=None,  # plain help: readable on an 80-column terminal
 )
-for command in (fit, demo, simulate, evaluate, bench):
+for command in (fit, demo, simulate, evaluate, effects, bench):
     app.command()(command)
 
 

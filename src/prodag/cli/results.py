@@ -96,3 +96,5 @@ def echo_done(seconds: float, estimator, out: Path, files) -> None:
     typer.echo(f"\nFit took {seconds:.1f} s (seed {estimator.seed_}); {describe_lam(estimator)}")
     typer.echo(describe_mixture(estimator))
     typer.echo(f"Results in {out}/: {', '.join(files)}")
+    typer.echo(f"Causal effects with their uncertainty: prodag effects {out} "
+               "[--cause X --effect Y]")

@@ -1,0 +1,180 @@
+"""``prodag effects``: total causal effects with their uncertainty, from a fitted posterior."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import numpy as np
+import typer
+
+from prodag import effects as fx
+from prodag.cli.errors import friendly_errors
+from prodag.cli.evaluate import npz_names
+from prodag.cli.files import require_file
+from prodag.cli.results import RESULT_FILES, write_json
+from prodag.validation import DataError
+
+TABLE_FILE = "effects.csv"
+"""The table of every ordered pair written into a results folder when no --out is given."""
+SHOWN = 15
+"""Pairs printed on the terminal by the table mode."""
+
+
+@friendly_errors
+def effects(
+    results: Annotated[Path, typer.Argument(
+        metavar="RESULTS", help="A results folder of 'prodag fit' or 'prodag demo', or its "
+                                "posterior.npz.")],
+    cause: Annotated[Optional[str], typer.Option(
+        help="The variable set by the intervention (with --effect: one pair).")] = None,
+    effect: Annotated[Optional[str], typer.Option(
+        help="The variable whose response is asked for (with --cause).")] = None,
+    out: Annotated[Optional[Path], typer.Option(
+        help="With a pair: a JSON file for its summary. Without: the CSV table of every "
+             "ordered pair (default RESULTS/effects.csv); its heatmap goes beside it as "
+             ".png.")] = None,
+    level: Annotated[float, typer.Option(
+        help="Probability of the credible interval, in (0, 1).")] = fx.LEVEL,
+    n_draws: Annotated[Optional[int], typer.Option(
+        min=1, show_default="the graphs of samples.npz for a linear fit, else 1000",
+        help="Posterior draws to compute the effects from.")] = None,
+    seed: Annotated[Optional[int], typer.Option(
+        min=0, show_default="the fit's own sampling key",
+        help="Seed of the posterior draws (and of the nonlinear SEMs' simulations).")] = None,
+    min_probability: Annotated[float, typer.Option(
+        min=0.0, max=1.0,
+        help="Pairs whose P(effect != 0) is below this are greyed out in the heatmap and "
+             "left out of the printed list.")] = 0.5,
+):
+    """Total causal effects of each variable on each other, with their uncertainty.
+
+    The effect of X on Y is the change in the mean of Y per unit of X when X is set from
+    outside (do(X)), in the units of the data, computed in every posterior draw: exactly for
+    the linear SEM ((I - W)^-1), by simulating a unit shift for the additive and MLP SEMs.
+    With --cause and --effect, prints its posterior mean, sd, credible interval, P(effect !=
+    0) (the share of draws with a directed path) and P(effect > 0). Without, writes a table of
+    every ordered pair and a heatmap of the posterior mean effects.
+    """
+    if (cause is None) != (effect is None):
+        raise DataError("give both --cause and --effect for one pair, or neither for the "
+                        "table of every pair.")
+    if not 0 < level < 1:
+        raise DataError(f"--level must be a probability in (0, 1), e.g. 0.9; got {level}.")
+    folder, estimator = load_posterior(results)
+    names = list(estimator.columns_)
+    if cause is not None:
+        cause, effect = as_variable(cause, names), as_variable(effect, names)
+        summary = pair_summary(estimator, folder, cause, effect, names, level, n_draws, seed)
+        typer.echo(str(summary))
+        if out is not None:
+            write_json(out, summary.as_dict())
+            typer.echo(f"Summary in {out}")
+        return
+    draws, paths = all_draws(estimator, folder, n_draws, seed)
+    table = fx.effect_table(draws, paths, names, level)
+    out = out if out is not None else (folder or results.parent) / TABLE_FILE
+    table.to_csv(out, index=False)
+    figure = plot_effects(draws.mean(axis=0), paths.mean(axis=0), names, min_probability)
+    figure.savefig(out.with_suffix(".png"), dpi=150)
+    print_table(table, min_probability, level)
+    typer.echo(f"\nAll {len(table)} ordered pairs in {out}; heatmap in "
+               f"{out.with_suffix('.png')}")
+
+
+def load_posterior(path: Path):
+    """``(folder or None, ProDAG.load(posterior.npz))`` of a results folder or a file."""
+    from prodag import ProDAG
+
+    folder = None
+    if path.is_dir():
+        folder, path = path, path / RESULT_FILES["posterior"]
+        if not path.is_file():
+            raise DataError(f"{folder} has no {RESULT_FILES['posterior']}: give a results "
+                            "folder of 'prodag fit' or its posterior.npz.")
+    require_file(path)
+    npz_names(path)
+    return folder, ProDAG.load(path)
+
+
+def as_variable(text: str, names: list[str]):
+    """A variable named on the command line: its name, or else a column index."""
+    return int(text) if text not in names and text.isdigit() else text
+
+
+def saved_graphs(estimator, folder, n_draws, seed):
+    """The weighted DAGs of the folder's samples.npz (data units) when they serve: a linear
+    fit, no other draws asked for; else None."""
+    if folder is None or n_draws is not None or seed is not None or estimator.sem != "linear":
+        return None
+    path = folder / RESULT_FILES["samples"]
+    if not path.is_file() or not {"samples", "variables"} <= npz_names(path):
+        return None
+    with np.load(path, allow_pickle=False) as archive:
+        if [str(v) for v in archive["variables"]] != list(estimator.columns_):
+            raise DataError(f"{path} and {RESULT_FILES['posterior']} name different "
+                            "variables; give the posterior.npz alone.")
+        return np.asarray(archive["samples"], dtype=float)
+
+
+def all_draws(estimator, folder, n_draws, seed):
+    """Effect draws ``(n, p, p)`` and directed paths ``(n, p, p)`` of every pair."""
+    graphs = saved_graphs(estimator, folder, n_draws, seed)
+    if graphs is not None:
+        return fx.linear_total_effects(graphs), fx.directed_paths(graphs)
+    return fx.draws_and_paths(estimator, n_draws or 1000, seed)
+
+
+def pair_summary(estimator, folder, cause, effect, names, level, n_draws, seed):
+    """The ``EffectSummary`` of one pair (from samples.npz when it serves)."""
+    graphs = saved_graphs(estimator, folder, n_draws, seed)
+    if graphs is None:
+        return estimator.effect(cause, effect, n=n_draws or 1000, level=level, seed=seed)
+    j = fx.variable_index(cause, names, "--cause")
+    k = fx.variable_index(effect, names, "--effect")
+    if j == k:
+        raise DataError(f"--cause and --effect are the same variable ({names[j]!r}).")
+    draws = fx.linear_total_effects(graphs)
+    return fx.summarize(draws[:, j, k], fx.directed_paths(graphs)[:, j, k], level,
+                        names[j], names[k])
+
+
+def print_table(table, min_probability: float, level: float) -> None:
+    """The ``SHOWN`` largest mean effects among pairs with P(effect != 0) ≥ the threshold."""
+    shown = table[table["p_nonzero"] >= min_probability].head(SHOWN)
+    if shown.empty:
+        typer.echo(f"No pair has P(effect != 0) >= {min_probability:g}.")
+        return
+    typer.echo(f"Largest total effects with P(effect != 0) >= {min_probability:g}:")
+    typer.echo(f"  {'cause -> effect':<28} {'mean':>9} {f'{100 * level:g}% interval':>22} "
+               f"{'P(!=0)':>7} {'P(>0)':>6}")
+    for row in shown.to_dict(orient="records"):
+        interval = f"[{row['lower']:.3g}, {row['upper']:.3g}]"
+        typer.echo(f"  {row['cause'] + ' -> ' + row['effect']:<28} {row['mean']:>9.3g} "
+                   f"{interval:>22} {row['p_nonzero']:>7.2f} {row['p_positive']:>6.2f}")
+
+
+def plot_effects(means: np.ndarray, p_nonzero: np.ndarray, names, min_probability: float):
+    """Heatmap of the posterior mean effects ``(p, p)`` (row: cause, column: effect) on a
+    diverging scale; pairs with ``P(effect != 0) < min_probability`` are grey."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    p = len(names)
+    shown = np.ma.masked_where((p_nonzero < min_probability) | np.eye(p, dtype=bool), means)
+    limit = float(np.abs(shown).max()) if shown.count() else 1.0
+    colours = plt.get_cmap("RdBu_r").copy()
+    colours.set_bad("0.85")
+    fig, ax = plt.subplots(figsize=(1.6 + 0.5 * max(p, 6), 1.0 + 0.45 * max(p, 6)))
+    image = ax.imshow(shown, cmap=colours, vmin=-limit, vmax=limit, interpolation="nearest")
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="posterior mean effect")
+    ax.set_xticks(range(p), names, rotation=90 if p > 12 else 45,
+                  ha="center" if p > 12 else "right")
+    ax.set_yticks(range(p), names)
+    ax.set_xlabel("effect (responds)")
+    ax.set_ylabel("cause (set by do)")
+    ax.set_title(f"Total causal effects (grey: P(effect != 0) < {min_probability:g})")
+    fig.tight_layout()
+    return fig

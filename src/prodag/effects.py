@@ -1,0 +1,313 @@
+"""Causal effects from the posterior: total effects, a readable summary, interventional draws.
+
+Every posterior draw is a full SEM (graph, weights, noise), so a causal question asked of each
+draw and summarised over draws carries the uncertainty about the graph through to the answer.
+
+* **Linear SEM** ``x = Wᵀx + ε``: the total effect of ``x_j`` on ``x_k`` (the change in
+  ``E[x_k]`` per unit change of ``x_j`` under ``do(x_j)``) is ``[(I − W)⁻¹ − I]_jk``, the sum
+  over directed paths of the products of their weights. In data units ``W_jk = W̃_jk s_k /
+  s_j`` for the fitted (centred, scaled) weights ``W̃`` and the column scales ``s``, and
+  ``(I − W)⁻¹`` changes the same way, so the effects are exact for each draw.
+* **Additive and MLP SEMs**: the average effect of a unit shift, ``E[x_k | x_j ← x_j + δ] −
+  E[x_k]`` divided by ``δ`` (1 data unit by default): each draw's model is simulated on
+  ``noise_rows`` noise rows, once as it is and once with ``x_j`` shifted, with the same noise
+  (common random numbers), and the change of ``x_k`` is averaged over the rows. For a linear
+  model this equals the closed form above; for a nonlinear one it is the effect averaged
+  over the model's own distribution of ``x``. Its Monte Carlo error per draw is the standard
+  deviation of the per-row changes over ``√noise_rows``; it adds to the spread of the draws,
+  and the summary's ``mc_error`` (posterior sd / √n) bounds the error of the posterior mean.
+
+The noise of the simulations is that of the fit: Gaussian (or Student-t, ``likelihood=
+"student"``) with the fitted variances, in the fitted units. Effects of a variable on itself
+(the diagonal) are 0.
+
+Functions taking ``est`` read a fitted ``prodag.ProDAG`` through its public attributes and
+``sample_weights``; the others are pure functions of arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pandas as pd
+
+from prodag.models import make_model
+from prodag.models.robust import STUDENT_DOF
+
+NOISE_ROWS = 64
+"""Noise rows each posterior draw of a nonlinear SEM is simulated on (``total_effects``)."""
+NOISE_STREAM = 3
+"""Seeds the noise of the simulations: ``default_rng([seed, NOISE_STREAM])``."""
+LEVEL = 0.9
+"""Default probability of the credible interval."""
+CHUNK = 250
+"""Posterior draws simulated at once (bounds the memory of an MLP's hidden units)."""
+
+
+# ---- pure functions of draws ------------------------------------------------------------
+
+
+def data_unit_weights(W: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """Linear weights in data units: ``W (n, p, p)`` fitted on columns divided by ``scale
+    (p,)`` → ``W_jk s_k / s_j`` ``(n, p, p)``."""
+    scale = np.asarray(scale, dtype=float)
+    return np.asarray(W) * scale[None, None, :] / scale[None, :, None]
+
+
+def linear_total_effects(W: np.ndarray) -> np.ndarray:
+    """``(I − W)⁻¹ − I`` for every DAG in ``W (n, p, p)``: the total effects ``(n, p, p)``
+    (``[l, j, k]``: effect of j on k in draw l), the sum over paths of weight products."""
+    W = np.asarray(W, dtype=float)
+    eye = np.eye(W.shape[-1])
+    return np.linalg.inv(eye - W) - eye
+
+
+def edge_support(weights: dict) -> np.ndarray:
+    """The graphs ``(n, p, p)`` bool of a model's projected weights (each with a leading axis
+    ``n``): ``W`` (linear, additive) or the nonzero first-layer groups ``W1`` (MLP)."""
+    W = np.asarray(weights["W"] if "W" in weights else weights["W1"])
+    return W != 0 if W.ndim == 3 else np.any(W != 0, axis=-1)
+
+
+def directed_paths(graphs: np.ndarray) -> np.ndarray:
+    """``(n, p, p)`` bool: whether each graph of ``graphs (n, p, p)`` (nonzero = edge) has a
+    directed path j → … → k (the transitive closure, by repeated squaring)."""
+    reach = np.asarray(graphs) != 0
+    while True:
+        longer = reach | (np.matmul(reach.astype(np.int32), reach.astype(np.int32)) > 0)
+        if np.array_equal(longer, reach):
+            return reach
+        reach = longer
+
+
+def longest_path(graphs: np.ndarray) -> int:
+    """The most edges on a directed path of any graph in ``graphs (n, p, p)``: a simulation
+    through ``longest_path + 1`` sweeps of ``x ← f(x) + ε`` is exact."""
+    edges = (np.asarray(graphs) != 0).astype(np.int32)
+    walks, length = edges, 0
+    while walks.any():
+        walks, length = (np.matmul(walks, edges) > 0).astype(np.int32), length + 1
+    return length
+
+
+def _per_draw_mean(model, weights, Z):
+    """``f(Z)`` of each draw on its own rows: weights with leading axis ``L``, ``Z (L, m, p)``
+    → ``(L, m, p)``."""
+    def one(w, z):
+        return model.predict_mean(jax.tree.map(lambda a: a[None], w), z)[0]
+    return jax.vmap(one)(weights, Z)
+
+
+@partial(jax.jit, static_argnums=(0, 1))
+def _simulate(model, sweeps, weights, noise, shift, fixed, values):
+    def sweep(_, Z):
+        return jnp.where(fixed, values, _per_draw_mean(model, weights, Z) + noise + shift)
+    return jax.lax.fori_loop(0, sweeps, sweep, jnp.where(fixed, values, noise + shift))
+
+
+def simulate(model, weights: dict, noise: np.ndarray, sweeps: int, shift=None,
+             fixed=None, values=None) -> np.ndarray:
+    """Draws of every variable from the SEM ``model`` (``prodag.models``) with ``weights``
+    (leading axis ``L``, fitted units) and noise ``(L, m, p)``: ``x = f(x) + ε + shift``,
+    the variables of ``fixed (p,)`` bool held at ``values (p,)`` (a do-intervention). The
+    result ``(L, m, p)`` is exact after ``sweeps ≥ longest_path + 1``."""
+    noise = jnp.asarray(noise)
+    p = noise.shape[-1]
+    shift = jnp.zeros(p, noise.dtype) if shift is None else jnp.asarray(shift, noise.dtype)
+    fixed = jnp.zeros(p, bool) if fixed is None else jnp.asarray(fixed, bool)
+    values = jnp.zeros(p, noise.dtype) if values is None else jnp.asarray(values, noise.dtype)
+    weights = jax.tree.map(lambda a: jnp.asarray(a, noise.dtype), weights)
+    return np.asarray(_simulate(model, int(sweeps), weights, noise, shift, fixed, values))
+
+
+def shift_effects(model, weights: dict, noise: np.ndarray, scale: np.ndarray, causes,
+                  delta: float = 1.0) -> np.ndarray:
+    """Average effects of a shift of ``delta`` data units: ``(L, p, p)`` with the rows of
+    ``causes`` filled (others 0), ``[l, j, k] = mean_rows(x_k shifted − x_k) · s_k / delta``.
+
+    ``weights`` (leading axis ``L``) and ``noise (L, m, p)`` are in fitted units, the data
+    were divided by ``scale (p,)``; the same noise serves every simulation."""
+    L, _, p = np.shape(noise)
+    scale = np.asarray(scale, dtype=float)
+    sweeps = longest_path(edge_support(weights)) + 1
+    base = simulate(model, weights, noise, sweeps)
+    effects = np.zeros((L, p, p))
+    for j in causes:
+        shift = np.zeros(p)
+        shift[j] = delta / scale[j]
+        moved = simulate(model, weights, noise, sweeps, shift=shift)
+        effects[:, j, :] = (moved - base).mean(axis=1) * scale[None, :] / delta
+        effects[:, j, j] = 0.0
+    return effects
+
+
+@dataclass(frozen=True)
+class EffectSummary:
+    """The posterior of one total effect, in data units per unit of the cause."""
+
+    cause: str
+    effect: str
+    mean: float
+    sd: float
+    lower: float
+    upper: float
+    level: float
+    p_nonzero: float
+    """Share of draws with a directed path cause → effect."""
+    p_positive: float
+    n: int
+    mc_error: float
+    """Monte Carlo standard error of ``mean`` over the ``n`` draws (sd / √n)."""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        percent = f"{100 * self.level:g}%"
+        return (f"Total effect of {self.cause} on {self.effect} (change in {self.effect} per "
+                f"unit of {self.cause} under do({self.cause}), {self.n} posterior draws):\n"
+                f"  mean {self.mean:.4g}  sd {self.sd:.4g}  {percent} interval "
+                f"[{self.lower:.4g}, {self.upper:.4g}]\n"
+                f"  P(effect != 0) = {self.p_nonzero:.3f} (share of draws with a directed "
+                f"path)   P(effect > 0) = {self.p_positive:.3f}")
+
+
+def summarize(values: np.ndarray, paths: np.ndarray, level: float = LEVEL, cause: str = "",
+              effect: str = "") -> EffectSummary:
+    """``EffectSummary`` of the draws ``values (n,)`` of one effect and ``paths (n,)`` bool
+    (a directed path in that draw); the interval is equal-tailed."""
+    values = np.asarray(values, dtype=float)
+    lower, upper = np.quantile(values, [(1 - level) / 2, (1 + level) / 2])
+    sd = float(values.std(ddof=1)) if values.size > 1 else 0.0
+    return EffectSummary(cause, effect, float(values.mean()), sd, float(lower), float(upper),
+                         float(level), float(np.mean(paths)), float(np.mean(values > 0)),
+                         int(values.size), sd / np.sqrt(values.size))
+
+
+def effect_table(draws: np.ndarray, paths: np.ndarray, names, level: float = LEVEL) \
+        -> pd.DataFrame:
+    """One row per ordered pair (cause ≠ effect) of ``draws (n, p, p)`` and ``paths (n, p,
+    p)``: the columns of ``EffectSummary``, largest |mean| first."""
+    p = draws.shape[1]
+    rows = [summarize(draws[:, j, k], paths[:, j, k], level, names[j], names[k]).as_dict()
+            for j in range(p) for k in range(p) if j != k]
+    table = pd.DataFrame(rows)
+    order = np.argsort(-table["mean"].abs().to_numpy(), kind="stable")
+    return table.iloc[order].reset_index(drop=True)
+
+
+# ---- a fitted estimator -----------------------------------------------------------------
+
+
+def variable_index(value, names, what: str) -> int:
+    """The column index of ``value`` (a name of ``names`` or an index); ``what`` names the
+    argument in the error."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if 0 <= value < len(names):
+            return int(value)
+        raise ValueError(f"{what}: index {value} is out of range for {len(names)} variables "
+                         f"(0 … {len(names) - 1}).")
+    if isinstance(value, str) and value in names:
+        return list(names).index(value)
+    raise ValueError(f"{what}: unknown variable {value!r}; the variables are "
+                     f"{', '.join(map(str, names))}.")
+
+
+def model_of(est):
+    """The SEM of a fitted ``est`` (``prodag.models.make_model`` of its settings)."""
+    return make_model(est.sem, hidden_units=est.hidden_units, hidden_layers=est.hidden_layers,
+                      activation=est.activation, bias=est.bias, edges=est.mlp_edges,
+                      likelihood=est.likelihood)
+
+
+def _noise(est, shape, seed) -> np.ndarray:
+    """Noise ``shape = (..., p)`` of the fit's distribution and variances (fitted units)."""
+    rng = np.random.default_rng([est.seed_ if seed is None else int(seed), NOISE_STREAM])
+    unit = (rng.standard_t(STUDENT_DOF, shape) if est.likelihood == "student"
+            else rng.standard_normal(shape))
+    return unit * np.sqrt(np.asarray(est.noise_variance_, dtype=float))
+
+
+def draws_and_paths(est, n: int = 1000, seed=None, causes=None,
+                    noise_rows: int = NOISE_ROWS, delta: float = 1.0):
+    """Effect draws ``(n, p, p)`` of a fitted ``est`` (for the nonlinear SEMs only the rows of
+    ``causes``, default all) and whether each draw has a directed path ``(n, p, p)`` bool."""
+    weights = est.sample_weights(n, seed)
+    paths = directed_paths(edge_support(weights))
+    if est.sem == "linear":
+        return linear_total_effects(data_unit_weights(weights["W"], est.scale_)), paths
+    p = est.n_features_in_
+    causes = range(p) if causes is None else causes
+    model, chunks = model_of(est), []
+    noise = _noise(est, (len(paths), int(noise_rows), p), seed)
+    for start in range(0, len(paths), CHUNK):
+        part = {name: value[start:start + CHUNK] for name, value in weights.items()}
+        chunks.append(shift_effects(model, part, noise[start:start + CHUNK], est.scale_,
+                                    causes, delta))
+    return np.concatenate(chunks), paths
+
+
+def total_effects(est, n: int = 1000, seed=None, noise_rows: int = NOISE_ROWS,
+                  delta: float = 1.0) -> np.ndarray:
+    """``(n, p, p)`` draws of every total effect of a fitted ``est`` in data units (see the
+    module docstring); ``noise_rows`` and ``delta`` apply to the nonlinear SEMs."""
+    return draws_and_paths(est, n, seed, None, noise_rows, delta)[0]
+
+
+def effect(est, cause, on, n: int = 1000, level: float = LEVEL, seed=None,
+           noise_rows: int = NOISE_ROWS, delta: float = 1.0) -> EffectSummary:
+    """The ``EffectSummary`` of the total effect of ``cause`` on ``on`` (names or indices)."""
+    names = list(est.columns_)
+    j, k = variable_index(cause, names, "cause"), variable_index(on, names, "effect")
+    if j == k:
+        raise ValueError(f"cause and effect are the same variable ({names[j]!r}); name two "
+                         "different variables.")
+    level = float(level)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be a probability in (0, 1), e.g. 0.9; got {level!r}.")
+    draws, paths = draws_and_paths(est, n, seed, [j], noise_rows, delta)
+    return summarize(draws[:, j, k], paths[:, j, k], level, names[j], names[k])
+
+
+def intervene(est, do: dict, n: int = 1000, seed=None, condition=None):
+    """``n`` draws of every variable under ``do`` (``{variable: value in data units}``), one
+    posterior draw (graph, weights) and one noise row each: ``(n, p)``, a DataFrame when the
+    fit had column names. A fit with conditions needs the ``condition`` to intervene in."""
+    names = list(est.columns_)
+    if not isinstance(do, dict) or not do:
+        raise ValueError("do must be a dict {variable: value}, e.g. {'pkc': 1.0}; got "
+                         f"{do!r}.")
+    fixed, values = np.zeros(len(names), bool), np.zeros(len(names))
+    for variable, value in do.items():
+        j = variable_index(variable, names, "do")
+        try:
+            values[j] = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"do[{variable!r}] must be a number, got {value!r}.") from None
+        if not np.isfinite(values[j]):
+            raise ValueError(f"do[{variable!r}] must be finite, got {value!r}.")
+        fixed[j] = True
+    if est.conditions_ is None:
+        if condition is not None:
+            raise ValueError("this model was fitted without conditions; intervene takes no "
+                             "condition.")
+        offsets = 0.0
+    elif condition is None:
+        raise ValueError("this model was fitted with one intercept per condition: give "
+                         "intervene a condition, one of "
+                         f"{', '.join(map(repr, est.conditions_))}.")
+    else:
+        offsets = est._condition_offsets([condition], 1)[0]
+    centre = est.mean_ + offsets
+    weights = est.sample_weights(n, seed)
+    noise = _noise(est, (len(edge_support(weights)), 1, len(names)), seed)
+    sweeps = longest_path(edge_support(weights)) + 1
+    Z = simulate(model_of(est), weights, noise, sweeps, fixed=fixed,
+                 values=(values - centre) / est.scale_)[:, 0]
+    X = np.where(fixed, values, Z * est.scale_ + centre)
+    default = names == [f"x{j}" for j in range(len(names))]
+    return X if default else pd.DataFrame(X, columns=names)
