@@ -17,21 +17,17 @@ in ``prodag.fitting``, the data start in ``prodag.initialization``, saving and l
 
 from __future__ import annotations
 
-import math
-import warnings
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from prodag import (chains, effects, fitting, mixture, persistence, preprocessing, selection,
-                    validation)
+from prodag import chains, effects, fitting, mixture, persistence, procedure, selection, validation
 from prodag import interventions as interventions_module
 from prodag.parameters import ParameterProtocol
 from prodag.inference import Progress, TrainingOptions
-from prodag.initialization import n_searched_graphs, noise_variance_start
-from prodag.knowledge import Knowledge
+from prodag.initialization import n_searched_graphs
 from prodag.metrics import edge_probabilities
 from prodag.models import LIKELIHOODS, SEM_NAMES
 from prodag.posterior import mean_weight_given_edge
@@ -210,148 +206,37 @@ class ProDAG(ParameterProtocol):
         within each condition), so a condition's shift of the baselines is not read as edges.
         """
         self._check_params()
-        Z, Z_val, observed, noise = self._preprocess(X, X_val, interventions, conditions)
-        learn_noise = isinstance(self.noise_variance, str)
-        engine = fitting.engine(self._config(), self._training_options(),
-                                float(self.prior_mean), float(self.prior_std), learn_noise)
-        restarts = self._resolved_restarts()
-        split = self.lam is None and self.select_by == "validation" and Z_val is None
-        with Progress(self.n_chains * self._fits_per_chain(restarts, split),
-                      self.progress) as progress:
-            rows = self._row_sets(engine, Z, Z_val, observed, noise, split, restarts)
+        prepared = procedure.preprocess(self, X, X_val, interventions, conditions)
+        (self.columns_, self.mean_, self.scale_, self.conditions_, self.condition_means_,
+         self.knowledge_, self.seed_) = (prepared.columns, prepared.mean, prepared.scale,
+                                         prepared.conditions, prepared.condition_means,
+                                         prepared.knowledge, prepared.seed)
+        self.n_features_in_ = len(prepared.columns)
+        with Progress(None, self.progress) as progress:
+            progress.stage("data starts (order search)")
+            the_plan = procedure.plan(self, prepared, self._config(), self._training_options(),
+                                      self._dtype())
+            progress.set_total(the_plan.n_fits)
             key = jax.random.PRNGKey(self.seed_)
-            runs = [self._run_chain(engine, rows, c, noise, jax.random.fold_in(key, c),
-                                    progress) for c in range(self.n_chains)]
-        self._pool(engine, runs, Z, observed, noise, key)
-        self.noise_variance_ = (np.broadcast_to(np.exp(self.params_.log_noise_variance),
-                                                (Z.shape[1],)).copy()
-                                if learn_noise else noise)
-        self._cache = {}
+            runs = [procedure.run_chain(self, the_plan, prepared.noise,
+                                        jax.random.fold_in(key, c), progress)
+                    for c in range(self.n_chains)]
+        posterior = procedure.pool(the_plan, runs, prepared, key, self._dtype())
+        self._store(posterior, prepared.noise, the_plan.restarts)
         chains.warn_disagreement(self.diagnostics_)
         return self
 
-    def _preprocess(self, X, X_val, interventions, conditions):
-        """Check and transform the data; set the fitted data attributes (``columns_``,
-        ``mean_``, ``scale_``, conditions, knowledge, ``seed_``). Returns ``Z (n, p)``, the
-        validation rows ``Z_val`` (or None), ``observed (n, p)`` (or None) and the noise
-        variances (fixed, or the start of the learned ones)."""
-        data, columns = validation.check_data(X)
-        validation.warn_outliers(data, columns, heavy_tailed=self.likelihood == "student")
-        n, p = data.shape
-        if X_val is not None:
-            val = validation.check_rows("X_val", X_val, p)
-            if self.lam is not None or self.select_by != "validation":
-                warnings.warn("X_val is used only to choose lam with select_by='validation'; "
-                              "it is ignored here.", UserWarning, stacklevel=3)
-        mask = (None if interventions is None else
-                interventions_module.intervention_mask(interventions, columns, n))
-        observed = None if mask is None else ~mask
-        groups = interventions_module.condition_groups(conditions, mask, self.intervention_kind,
-                                                       n)
-        if (mask is not None or conditions is not None) and X_val is not None:
-            raise ValueError("X_val cannot be combined with interventions or conditions: "
-                             "choose lam by the ELBO (select_by='elbo') or let ProDAG split "
-                             "its own validation rows.")
-        self.conditions_, self.condition_means_ = None, None
-        if groups is not None:
-            data, self.condition_means_ = interventions_module.centre_within(data, groups)
-            self.conditions_ = interventions_module.condition_labels(conditions, mask, groups,
-                                                                     columns)
-        self.columns_, self.n_features_in_ = columns, p
-        self.knowledge_ = Knowledge.create(columns, self.forbidden, self.required, self.tiers,
-                                           self.forbid_within_tiers)
-        self.seed_ = int(self.seed if self.seed is not None
-                         else np.random.SeedSequence().entropy % (2 ** 31))
-        if self.intervention_kind == "activity" and mask is not None:
-            data = interventions_module.hide_intervened(data, mask)
-        learn_noise = isinstance(self.noise_variance, str)
-        if not self.standardize:
-            preprocessing.warn_column_scales(data, columns)
-        self.mean_ = (np.median(data, axis=0) if self.likelihood == "student" else
-                      data.mean(axis=0))
-        self.scale_ = preprocessing.fit_scale(data - self.mean_, self.standardize, learn_noise)
-        Z = (data - self.mean_) / self.scale_
-        Z_val = None if X_val is None else (val - self.mean_) / self.scale_
-        noise = self._noise_start(Z, observed)
-        if not learn_noise:
-            validation.warn_noise_scale(Z, noise, columns)
-        return Z, Z_val, observed, noise
-
-    def _fits_per_chain(self, restarts: int, split: bool) -> int:
-        """How many fits one chain runs (for the progress bar)."""
-        if self.lam is not None:
-            return restarts
-        return 1 + self.n_lambdas + (restarts if split else
-                                     (restarts - 1) * selection.POLISHED_RADII)
-
-    def _row_sets(self, engine, Z, Z_val, observed, noise, split: bool, restarts: int) -> dict:
-        """The rows each stage fits, with their starts (computed once, shared by the chains):
-        ``"path"``: ``(Z, observed, starts)`` for the λ path or the fixed radius; ``"refit"``:
-        all rows again after a validation split (else None); ``"validation"``: the held-out
-        ``(Z_val, observed_val)``."""
-        def with_starts(rows, observed_rows):
-            return rows, observed_rows, fitting.starts(
-                engine, rows, noise, self._dtype(), self._config(),
-                self._resolved_init() == "data", restarts)
-
-        if not split:
-            return {"path": with_starts(Z, observed), "refit": None,
-                    "validation": (Z_val, None)}
-        train, held_out = selection.split_rows(Z, self.validation_fraction, self.seed_)
-        observed_train, observed_val = ((None, None) if observed is None else
-                                        selection.split_rows(observed,
-                                                             self.validation_fraction,
-                                                             self.seed_))
-        return {"path": with_starts(train, observed_train),
-                "refit": with_starts(Z, observed), "validation": (held_out, observed_val)}
-
-    def _run_chain(self, engine, rows: dict, chain: int, noise, key,
-                   progress) -> chains.Chain:
-        """One chain (``prodag.chains``): the λ path, or the fixed radius, from every start,
-        with the chain's training key ``key``."""
-        def fitter(stage: str):
-            Z, observed, starts = rows[stage]
-            return fitting.fit_with_restarts(engine, Z, starts, noise, progress, observed)
-
-        if self.lam is not None:
-            lam = float(self.lam)
-            return chains.Chain([(lam, fit) for fit in fitter("path")(lam, key, f"λ={lam:.3g}")],
-                                lam, None)
-        chosen = fitting.fit_lambda_path(
-            engine, self._config(), fitter("path"), rows["validation"], noise, key,
-            self.select_by, self.n_lambdas, self._resolved_restarts(),
-            refit=fitter("refit") if rows["refit"] is not None else None)
-        fits = (chosen.path_fits if self.mix_radii and self.select_by == "elbo"
-                and chosen.path_fits else [(chosen.lam, fit) for fit in chosen.results])
-        return chains.Chain(fits, chosen.lam, chosen.path)
-
-    def _pool(self, engine, runs: list, Z, observed, noise, key) -> None:
-        """Pool the chains' fits into the posterior: every fit re-scored with common random
-        numbers, weighted by its evidence (``prodag.mixture``); set the mixture attributes and
-        ``diagnostics_`` (``prodag.chains``)."""
-        n = Z.shape[0]
-        fits, chain_of = chains.contenders(runs, n)
-        data = engine.model.prepare_data(jnp.asarray(Z, self._dtype()), observed)
-        score_key = jax.random.fold_in(key, chains.DIAGNOSTIC_STREAM)
-        objectives = chains.rescore(engine, fits, data, n, noise, score_key)
-        kept, self.mixture_weights_ = mixture.kept_components(objectives, n)
-        self.components_ = [jax.tree.map(np.asarray, fits[i][1].params) for i in kept]
-        self.component_lams_ = np.array([fits[i][0] for i in kept])
+    def _store(self, posterior: procedure.Posterior, noise: np.ndarray, restarts: int) -> None:
+        """Set the posterior's fitted attributes (the class docstring lists them)."""
+        self.components_, self.mixture_weights_ = posterior.components, posterior.weights
+        self.component_lams_, self.lambda_path_ = posterior.lams, posterior.lambda_path
         self.params_, self.lam_ = self.components_[0], float(self.component_lams_[0])
-        self.lambda_path_ = runs[int(chain_of[kept[0]])].path
-        self.n_restarts_ = self._resolved_restarts()
-        best = fits[kept[0]][1]
-        self.history_, self.objective_ = best.history, float(objectives[kept[0]])
-        sampler = fitting.sampler(self._config())
-
-        def sample(k, sample_key, m):
-            lam, fit = fits[k]
-            return sampler.sample(fit.params, sample_key, m, lam)
-
-        probabilities = chains.chain_probabilities(sample, objectives, chain_of, len(runs), n,
-                                                   score_key)
-        chain_elbos = [-n * float(objectives[chain_of == c].min()) for c in range(len(runs))]
-        self.diagnostics_ = chains.diagnose(probabilities, chain_elbos, self.columns_)
+        self.history_, self.objective_ = posterior.history, posterior.objective
+        self.diagnostics_, self.n_restarts_ = posterior.diagnostics, restarts
+        learned = self.params_.log_noise_variance
+        self.noise_variance_ = (noise if learned is None else
+                                np.broadcast_to(np.exp(learned), (self.n_features_in_,)).copy())
+        self._cache = {}
 
     def _check_params(self) -> None:
         for name, choices in (("sem", SEM_NAMES), ("projection", METHODS),
@@ -399,18 +284,6 @@ class ProDAG(ParameterProtocol):
         if self.sem == "mlp":
             validation.check_integer("hidden_units", self.hidden_units, minimum=1)
             validation.check_integer("hidden_layers", self.hidden_layers, minimum=1)
-
-    def _noise_start(self, Z: np.ndarray, observed: np.ndarray | None) -> np.ndarray:
-        """The fixed noise variances ``(p,)``, or the start of the learned ones: ``(p,)`` for
-        ``"estimate"``, ``(1,)`` for ``"equal"``, at ``initialization.noise_variance_start``
-        of the observational rows (so the fit is equivariant to the data's scale)."""
-        p = Z.shape[1]
-        if not isinstance(self.noise_variance, str):
-            return validation.check_positive_vector("noise_variance", self.noise_variance, p)
-        rows = Z if observed is None else Z[np.all(observed, axis=1)]
-        rows = rows if len(rows) > p else Z
-        start = noise_variance_start(rows - rows.mean(axis=0))
-        return np.full(p if self.noise_variance == "estimate" else 1, start)
 
     def _dtype(self):
         return jax.dtypes.canonicalize_dtype(np.float64)

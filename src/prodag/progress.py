@@ -12,12 +12,18 @@ class Progress:
     that runs ("λ=∞", "radius 3/10", "restart 2/3"), ``update`` shows its epoch and objective.
     Disabled, it does nothing. Use as a context manager."""
 
-    def __init__(self, total: int, enabled: bool = True):
+    def __init__(self, total: int | None, enabled: bool = True):
         self.bar = None
         if enabled:
             from tqdm.auto import tqdm
 
             self.bar = tqdm(total=total, desc="ProDAG", unit="fit", leave=False)
+
+    def set_total(self, total: int) -> None:
+        """The number of fits, once it is known (the bar starts without one)."""
+        if self.bar is not None:
+            self.bar.total = total
+            self.bar.refresh()
 
     def stage(self, description: str) -> None:
         if self.bar is not None:

@@ -1,0 +1,197 @@
+"""The fit, step by step: preprocess → plan → run the chains → pool into the posterior.
+
+``ProDAG.fit`` calls these in that order and stores what they return. Each step reads the
+estimator's parameters (``settings``) and the previous step's result; none reads or writes a
+fitted attribute, so the state flows forward only.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from prodag import chains, fitting, mixture, preprocessing, selection, validation
+from prodag import interventions as interventions_module
+from prodag.initialization import noise_variance_start
+from prodag.knowledge import Knowledge
+
+
+class Prepared(NamedTuple):
+    """The data as the model sees them and what it takes to map back to the data's units."""
+
+    Z: np.ndarray
+    """``(n, p)``: ``(data − mean) / scale``."""
+    Z_val: np.ndarray | None
+    """Held-out rows ``(m, p)`` given as ``X_val``, transformed alike (or None)."""
+    observed: np.ndarray | None
+    """``(n, p)``: where each variable's equation holds (None: everywhere)."""
+    noise: np.ndarray
+    """Fixed noise variances ``(p,)``, or the start of the learned ones (``(1,)`` or ``(p,)``)."""
+    columns: list
+    mean: np.ndarray
+    scale: np.ndarray
+    conditions: list | None
+    condition_means: np.ndarray | None
+    knowledge: Knowledge | None
+    seed: int
+
+
+class Plan(NamedTuple):
+    """What every chain runs: the compiled engine, the rows of each stage with their starts
+    (``"path"``, ``"refit"`` after a validation split or None, ``"validation"``), the starts
+    per chain and the number of fits (for the progress bar)."""
+
+    engine: object
+    config: fitting.ModelConfig
+    rows: dict
+    restarts: int
+    n_fits: int
+
+
+class Posterior(NamedTuple):
+    """The pooled posterior: components (best first) with their weights and radii, the λ path
+    of the best component's chain, its history and objective, and the chains' diagnostics."""
+
+    components: list
+    weights: np.ndarray
+    lams: np.ndarray
+    lambda_path: dict | None
+    history: np.ndarray
+    objective: float
+    diagnostics: dict
+
+
+def preprocess(settings, X, X_val, interventions, conditions) -> Prepared:
+    """Check the data, centre them (within conditions), hide intervened activity, divide by
+    ``prodag.preprocessing.fit_scale``; warn about outliers and columns on other scales."""
+    data, columns = validation.check_data(X)
+    validation.warn_outliers(data, columns, heavy_tailed=settings.likelihood == "student")
+    n, p = data.shape
+    val = None if X_val is None else validation.check_rows("X_val", X_val, p)
+    if X_val is not None and (settings.lam is not None or settings.select_by != "validation"):
+        warnings.warn("X_val is used only to choose lam with select_by='validation'; it is "
+                      "ignored here.", UserWarning, stacklevel=4)
+    mask = (None if interventions is None else
+            interventions_module.intervention_mask(interventions, columns, n))
+    groups = interventions_module.condition_groups(conditions, mask,
+                                                   settings.intervention_kind, n)
+    if (mask is not None or conditions is not None) and X_val is not None:
+        raise ValueError("X_val cannot be combined with interventions or conditions: choose "
+                         "lam by the ELBO (select_by='elbo') or let ProDAG split its own "
+                         "validation rows.")
+    labels, condition_means = None, None
+    if groups is not None:
+        data, condition_means = interventions_module.centre_within(data, groups)
+        labels = interventions_module.condition_labels(conditions, mask, groups, columns)
+    knowledge = Knowledge.create(columns, settings.forbidden, settings.required,
+                                 settings.tiers, settings.forbid_within_tiers)
+    seed = int(settings.seed if settings.seed is not None
+               else np.random.SeedSequence().entropy % (2 ** 31))
+    if settings.intervention_kind == "activity" and mask is not None:
+        data = interventions_module.hide_intervened(data, mask)
+    learn_noise = isinstance(settings.noise_variance, str)
+    if not settings.standardize:
+        preprocessing.warn_column_scales(data, columns)
+    mean = np.median(data, axis=0) if settings.likelihood == "student" else data.mean(axis=0)
+    scale = preprocessing.fit_scale(data - mean, settings.standardize, learn_noise)
+    Z = (data - mean) / scale
+    observed = None if mask is None else ~mask
+    noise = noise_start(settings.noise_variance, Z, observed)
+    if not learn_noise:
+        validation.warn_noise_scale(Z, noise, columns)
+    return Prepared(Z, None if val is None else (val - mean) / scale, observed, noise,
+                    columns, mean, scale, labels, condition_means, knowledge, seed)
+
+
+def noise_start(noise_variance, Z: np.ndarray, observed: np.ndarray | None) -> np.ndarray:
+    """The fixed noise variances ``(p,)``, or the start of the learned ones: ``(p,)`` for
+    ``"estimate"``, ``(1,)`` for ``"equal"``, at ``initialization.noise_variance_start`` of
+    the observational rows (so the fit is equivariant to the data's scale)."""
+    p = Z.shape[1]
+    if not isinstance(noise_variance, str):
+        return validation.check_positive_vector("noise_variance", noise_variance, p)
+    rows = Z if observed is None else Z[np.all(observed, axis=1)]
+    rows = rows if len(rows) > p else Z
+    start = noise_variance_start(rows - rows.mean(axis=0))
+    return np.full(p if noise_variance == "estimate" else 1, start)
+
+
+def plan(settings, prepared: Prepared, config: fitting.ModelConfig, options, dtype) -> Plan:
+    """Compile the engine and compute the starts once for every chain (the order search runs
+    here): on all rows, or on the training rows of a validation split and again on all."""
+    engine = fitting.engine(config, options, float(settings.prior_mean),
+                            float(settings.prior_std), isinstance(settings.noise_variance, str))
+    restarts = settings._resolved_restarts(prepared.Z.shape[1])
+    from_data = settings._resolved_init() == "data"
+    split = settings.lam is None and settings.select_by == "validation" and \
+        prepared.Z_val is None
+
+    def with_starts(rows, observed):
+        return rows, observed, fitting.starts(engine, rows, prepared.noise, dtype, config,
+                                              from_data, restarts)
+
+    if not split:
+        rows = {"path": with_starts(prepared.Z, prepared.observed), "refit": None,
+                "validation": (prepared.Z_val, None)}
+    else:
+        fraction, seed = settings.validation_fraction, prepared.seed
+        train, held_out = selection.split_rows(prepared.Z, fraction, seed)
+        observed_train, observed_val = (
+            (None, None) if prepared.observed is None else
+            selection.split_rows(prepared.observed, fraction, seed))
+        rows = {"path": with_starts(train, observed_train),
+                "refit": with_starts(prepared.Z, prepared.observed),
+                "validation": (held_out, observed_val)}
+    per_chain = (restarts if settings.lam is not None else
+                 1 + settings.n_lambdas + (restarts if split else
+                                           (restarts - 1) * selection.POLISHED_RADII))
+    return Plan(engine, config, rows, restarts, settings.n_chains * per_chain)
+
+
+def run_chain(settings, the_plan: Plan, noise, key, progress) -> chains.Chain:
+    """One chain (``prodag.chains``): the λ path, or the fixed radius, from every start, with
+    the chain's training key ``key``."""
+    def fitter(stage: str):
+        Z, observed, starts = the_plan.rows[stage]
+        return fitting.fit_with_restarts(the_plan.engine, Z, starts, noise, progress, observed)
+
+    if settings.lam is not None:
+        lam = float(settings.lam)
+        return chains.Chain([(lam, fit) for fit in fitter("path")(lam, key, f"λ={lam:.3g}")],
+                            lam, None)
+    chosen = fitting.fit_lambda_path(
+        the_plan.engine, the_plan.config, fitter("path"), the_plan.rows["validation"], noise,
+        key, settings.select_by, settings.n_lambdas, the_plan.restarts,
+        refit=fitter("refit") if the_plan.rows["refit"] is not None else None)
+    fits = (chosen.path_fits if settings.mix_radii and settings.select_by == "elbo"
+            and chosen.path_fits else [(chosen.lam, fit) for fit in chosen.results])
+    return chains.Chain(fits, chosen.lam, chosen.path)
+
+
+def pool(the_plan: Plan, runs: list, prepared: Prepared, key, dtype) -> Posterior:
+    """Pool the chains' fits: every contender re-scored with common random numbers and
+    weighted by its evidence (``prodag.mixture``); the chains compared (``prodag.chains``)."""
+    Z, n = prepared.Z, prepared.Z.shape[0]
+    fits, chain_of = chains.contenders(runs, n)
+    data = the_plan.engine.model.prepare_data(jnp.asarray(Z, dtype), prepared.observed)
+    score_key = jax.random.fold_in(key, chains.DIAGNOSTIC_STREAM)
+    objectives = chains.rescore(the_plan.engine, fits, data, n, prepared.noise, score_key)
+    kept, weights = mixture.kept_components(objectives, n)
+    sampler = fitting.sampler(the_plan.config)
+
+    def sample(k, sample_key, m):
+        lam, fit = fits[k]
+        return sampler.sample(fit.params, sample_key, m, lam)
+
+    probabilities = chains.chain_probabilities(sample, objectives, chain_of, len(runs), n,
+                                               score_key)
+    chain_elbos = [-n * float(objectives[chain_of == c].min()) for c in range(len(runs))]
+    best = fits[kept[0]][1]
+    return Posterior([jax.tree.map(np.asarray, fits[i][1].params) for i in kept], weights,
+                     np.array([fits[i][0] for i in kept]), runs[int(chain_of[kept[0]])].path,
+                     best.history, float(objectives[kept[0]]),
+                     chains.diagnose(probabilities, chain_elbos, prepared.columns))
