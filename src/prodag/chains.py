@@ -48,14 +48,18 @@ class Chain(NamedTuple):
     path: dict | None
 
 
-def contenders(runs: list[Chain], n_rows: int) -> tuple[list, np.ndarray]:
-    """The fits of every chain whose evidence is within ``CONTENDER_NATS`` of the best
-    (``[(lam, FitResult), ...]``) and the chain of each ``(K,)``: the others would take a
-    weight below e^-CONTENDER_NATS, so they are not re-scored."""
+def contenders(runs: list[Chain], n_rows: int,
+               per_chain: bool = False) -> tuple[list, np.ndarray]:
+    """The fits of every chain whose evidence is within ``CONTENDER_NATS`` of the best (of
+    all chains, or with ``per_chain`` of their own chain's: bagged chains fit different
+    rows) as ``[(lam, FitResult), ...]``, and the chain of each ``(K,)``: the others would
+    take a weight below e^-CONTENDER_NATS, so they are not re-scored."""
     fits = [fit for run in runs for fit in run.fits]
     chain_of = np.repeat(np.arange(len(runs)), [len(run.fits) for run in runs])
     evidence = -n_rows * np.array([fit.objective for _, fit in fits])
-    keep = np.flatnonzero(evidence >= evidence.max() - CONTENDER_NATS)
+    best = np.array([evidence[chain_of == c].max() for c in range(len(runs))])
+    reference = best[chain_of] if per_chain else evidence.max()
+    keep = np.flatnonzero(evidence >= reference - CONTENDER_NATS)
     for chain in range(len(runs)):  # every chain keeps its best fit, for its diagnostic
         members = np.flatnonzero(chain_of == chain)
         keep = np.union1d(keep, members[np.argmax(evidence[members])])

@@ -131,6 +131,11 @@ class ProDAG(ParameterProtocol):
         own first start, pooled into the posterior by evidence. Their disagreement per edge is
         ``diagnostics_``, and a ``ChainDisagreementWarning`` names the edges where chains
         differ by more than 0.3.
+    bootstrap : bool
+        BayesBag (Huggins & Miller, 2023): every chain fits its own bootstrap resample of the
+        rows and the chains share the posterior equally, so no single optimum of a
+        misspecified model takes all the mass (large real data such as Sachs). The chains'
+        spread is then the data's sampling variability: it is reported, not warned about.
     forbidden, required : edges, DataFrame, path or None
         Edges no posterior sample contains / every sample contains: ``(source, target)``
         pairs of column names or indices, a DataFrame with columns ``source`` and ``target``,
@@ -179,7 +184,7 @@ class ProDAG(ParameterProtocol):
                  hidden_layers=1, activation="relu", bias=True, mlp_edges="group_norm",
                  likelihood="gaussian",
                  projection="auto", prune=0.0,
-                 n_lambdas=10, select_by="elbo", init="auto", n_restarts=None, n_chains=2,
+                 n_lambdas=10, select_by="elbo", init="auto", n_restarts=None, n_chains=2, bootstrap=False,
                  validation_fraction=selection.VALIDATION_FRACTION,
                  steps_per_epoch=10, min_delta=1e-3, forbidden=None, required=None,
                  tiers=None, forbid_within_tiers=False, intervention_kind="do",
@@ -218,12 +223,13 @@ class ProDAG(ParameterProtocol):
                                       self._dtype())
             progress.set_total(the_plan.n_fits)
             key = jax.random.PRNGKey(self.seed_)
-            runs = [procedure.run_chain(self, the_plan, prepared.noise,
+            runs = [procedure.run_chain(self, the_plan, c, prepared.noise,
                                         jax.random.fold_in(key, c), progress)
                     for c in range(self.n_chains)]
         posterior = procedure.pool(the_plan, runs, prepared, key, self._dtype())
         self._store(posterior, prepared.noise, the_plan.restarts)
-        chains.warn_disagreement(self.diagnostics_)
+        if not self.bootstrap:  # bagged chains differ by design: their spread is the data's
+            chains.warn_disagreement(self.diagnostics_)
         return self
 
     def _store(self, posterior: procedure.Posterior, noise: np.ndarray, restarts: int) -> None:
@@ -267,6 +273,9 @@ class ProDAG(ParameterProtocol):
         if self.n_restarts is not None:
             validation.check_integer("n_restarts", self.n_restarts, minimum=1)
         validation.check_integer("n_chains", self.n_chains, minimum=1)
+        if self.bootstrap and self.select_by == "validation":
+            raise ValueError("bootstrap=True fits every chain on its own resample of the rows "
+                             "and chooses lam by the ELBO; use select_by='elbo' with it.")
         if self.lr is not None:
             validation.check_positive("lr", self.lr)
         for name in ("prior_std", "prune", "min_delta"):

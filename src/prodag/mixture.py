@@ -40,6 +40,21 @@ def kept_components(objectives, n_rows: int) -> tuple[list[int], np.ndarray]:
     return [int(i) for i in order[keep]], weights[keep] / weights[keep].sum()
 
 
+def bagged_components(objectives, chain_of, n_rows: int) -> tuple[list[int], np.ndarray]:
+    """``kept_components`` of a bagged posterior: each chain (fitted on its own bootstrap
+    resample, so evidences of different chains are not comparable) takes an equal share,
+    split among its fits ``∝ exp(ELBO)``; the indices come largest weight first."""
+    objectives, chain_of = np.asarray(objectives, dtype=float), np.asarray(chain_of)
+    chain_ids = np.unique(chain_of)
+    weights = np.zeros(len(objectives))
+    for chain in chain_ids:
+        members = np.flatnonzero(chain_of == chain)
+        weights[members] = evidence_weights(objectives[members], n_rows) / len(chain_ids)
+    order = np.argsort(-weights, kind="stable")
+    keep = order[weights[order] >= NEGLIGIBLE]
+    return [int(i) for i in keep], weights[keep] / weights[keep].sum()
+
+
 def sample_mixture(sample, components: list, weights: np.ndarray, key: jax.Array,
                    n: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """``n`` draws ``(weights pytree, graphs (n, p, p))`` of the mixture: sample ``i`` comes

@@ -279,7 +279,7 @@ def _upgraded_from_version_4(metadata: dict, check: _Checker) -> dict:
     """Version 4 metadata as version 5: one chain, no diagnostics."""
     check.that(isinstance(metadata.get("params"), dict), "'params' is not a JSON object")
     return {**metadata, "format_version": 5, "diagnostics_": None,
-            "params": {"n_chains": 1, **metadata["params"]}}
+            "params": {"n_chains": 1, "bootstrap": False, **metadata["params"]}}
 
 
 def _diagnostics(diagnostics, columns: list[str], check: _Checker):

@@ -41,15 +41,17 @@ class Prepared(NamedTuple):
 
 
 class Plan(NamedTuple):
-    """What every chain runs: the compiled engine, the rows of each stage with their starts
-    (``"path"``, ``"refit"`` after a validation split or None, ``"validation"``), the starts
-    per chain and the number of fits (for the progress bar)."""
+    """What the chains run: the compiled engine, each chain's rows of each stage with their
+    starts (``"path"``, ``"refit"`` after a validation split or None, ``"validation"``; the
+    same for every chain unless ``bootstrap``), the starts per chain and the number of fits
+    (for the progress bar)."""
 
     engine: object
     config: fitting.ModelConfig
-    rows: dict
+    rows: list
     restarts: int
     n_fits: int
+    bagged: bool
 
 
 class Posterior(NamedTuple):
@@ -134,29 +136,43 @@ def plan(settings, prepared: Prepared, config: fitting.ModelConfig, options, dty
         return rows, observed, fitting.starts(engine, rows, prepared.noise, dtype, config,
                                               from_data, restarts)
 
-    if not split:
-        rows = {"path": with_starts(prepared.Z, prepared.observed), "refit": None,
-                "validation": (prepared.Z_val, None)}
+    if settings.bootstrap:
+        rows = [{"path": with_starts(*resample(prepared, prepared.seed, chain)), "refit": None,
+                 "validation": (None, None)} for chain in range(settings.n_chains)]
+    elif not split:
+        rows = [{"path": with_starts(prepared.Z, prepared.observed), "refit": None,
+                 "validation": (prepared.Z_val, None)}] * settings.n_chains
     else:
         fraction, seed = settings.validation_fraction, prepared.seed
         train, held_out = selection.split_rows(prepared.Z, fraction, seed)
         observed_train, observed_val = (
             (None, None) if prepared.observed is None else
             selection.split_rows(prepared.observed, fraction, seed))
-        rows = {"path": with_starts(train, observed_train),
-                "refit": with_starts(prepared.Z, prepared.observed),
-                "validation": (held_out, observed_val)}
+        rows = [{"path": with_starts(train, observed_train),
+                 "refit": with_starts(prepared.Z, prepared.observed),
+                 "validation": (held_out, observed_val)}] * settings.n_chains
     per_chain = (restarts if settings.lam is not None else
                  1 + settings.n_lambdas + (restarts if split else
                                            (restarts - 1) * selection.POLISHED_RADII))
-    return Plan(engine, config, rows, restarts, settings.n_chains * per_chain)
+    return Plan(engine, config, rows, restarts, settings.n_chains * per_chain,
+                bool(settings.bootstrap))
 
 
-def run_chain(settings, the_plan: Plan, noise, key, progress) -> chains.Chain:
-    """One chain (``prodag.chains``): the λ path, or the fixed radius, from every start, with
-    the chain's training key ``key``."""
+def resample(prepared: Prepared, seed: int, chain: int) -> tuple:
+    """Chain ``chain``'s bootstrap resample of the rows, ``(Z (n, p), observed or None)``,
+    drawn by a generator of ``(seed, chain)`` (BayesBag: Huggins & Miller, 2023)."""
+    rows = np.random.default_rng([seed, chain]).integers(0, len(prepared.Z), len(prepared.Z))
+    return (prepared.Z[rows],
+            None if prepared.observed is None else prepared.observed[rows])
+
+
+def run_chain(settings, the_plan: Plan, chain: int, noise, key, progress) -> chains.Chain:
+    """Chain ``chain`` (``prodag.chains``): the λ path, or the fixed radius, from every start
+    of its rows, with the chain's training key ``key``."""
+    rows = the_plan.rows[chain]
+
     def fitter(stage: str):
-        Z, observed, starts = the_plan.rows[stage]
+        Z, observed, starts = rows[stage]
         return fitting.fit_with_restarts(the_plan.engine, Z, starts, noise, progress, observed)
 
     if settings.lam is not None:
@@ -164,9 +180,9 @@ def run_chain(settings, the_plan: Plan, noise, key, progress) -> chains.Chain:
         return chains.Chain([(lam, fit) for fit in fitter("path")(lam, key, f"λ={lam:.3g}")],
                             lam, None)
     chosen = fitting.fit_lambda_path(
-        the_plan.engine, the_plan.config, fitter("path"), the_plan.rows["validation"], noise,
-        key, settings.select_by, settings.n_lambdas, the_plan.restarts,
-        refit=fitter("refit") if the_plan.rows["refit"] is not None else None)
+        the_plan.engine, the_plan.config, fitter("path"), rows["validation"], noise, key,
+        settings.select_by, settings.n_lambdas, the_plan.restarts,
+        refit=fitter("refit") if rows["refit"] is not None else None)
     fits = (chosen.path_fits if settings.mix_radii and settings.select_by == "elbo"
             and chosen.path_fits else [(chosen.lam, fit) for fit in chosen.results])
     return chains.Chain(fits, chosen.lam, chosen.path)
@@ -175,12 +191,18 @@ def run_chain(settings, the_plan: Plan, noise, key, progress) -> chains.Chain:
 def pool(the_plan: Plan, runs: list, prepared: Prepared, key, dtype) -> Posterior:
     """Pool the chains' fits: every contender re-scored with common random numbers and
     weighted by its evidence (``prodag.mixture``); the chains compared (``prodag.chains``)."""
-    Z, n = prepared.Z, prepared.Z.shape[0]
-    fits, chain_of = chains.contenders(runs, n)
-    data = the_plan.engine.model.prepare_data(jnp.asarray(Z, dtype), prepared.observed)
+    n = prepared.Z.shape[0]
+    fits, chain_of = chains.contenders(runs, n, per_chain=the_plan.bagged)
     score_key = jax.random.fold_in(key, chains.DIAGNOSTIC_STREAM)
-    objectives = chains.rescore(the_plan.engine, fits, data, n, prepared.noise, score_key)
-    kept, weights = mixture.kept_components(objectives, n)
+    objectives = np.empty(len(fits))
+    for chain in np.unique(chain_of):  # each chain scored on the rows it fitted
+        Z, observed, _ = the_plan.rows[chain]["refit"] or the_plan.rows[chain]["path"]
+        data = the_plan.engine.model.prepare_data(jnp.asarray(Z, dtype), observed)
+        members = np.flatnonzero(chain_of == chain)
+        objectives[members] = chains.rescore(the_plan.engine, [fits[i] for i in members],
+                                             data, n, prepared.noise, score_key)
+    kept, weights = (mixture.bagged_components(objectives, chain_of, n) if the_plan.bagged
+                     else mixture.kept_components(objectives, n))
     sampler = fitting.sampler(the_plan.config)
 
     def sample(k, sample_key, m):
