@@ -131,3 +131,24 @@ def test_the_command_line_reports_the_chains(fitted_cli):
     assert "2 independent chains" in output
     flagged = chains_report["disagreeing_edges"]
     assert ("disagree" in output) == bool(flagged)
+
+
+def test_bagged_chains_share_the_mass_equally_whatever_their_evidence():
+    from prodag.mixture import bagged_components
+
+    # chain 0: two equal fits; chain 1: one fit far better than its other (and than chain 0)
+    kept, weights = bagged_components([3.0, 3.0, 1.0, 2.0], [0, 0, 1, 1], n_rows=100)
+    assert kept == [2, 0, 1]
+    np.testing.assert_allclose(weights, [0.5, 0.25, 0.25], atol=1e-9)
+
+
+def test_each_bagged_chain_fits_its_own_resample():
+    from prodag.procedure import Prepared, resample
+
+    Z = np.arange(40.0).reshape(20, 2)
+    prepared = Prepared(Z, None, None, np.ones(1), ["a", "b"], Z.mean(0), np.ones(2), None,
+                        None, None, 7)
+    first, again, other = (resample(prepared, 7, c)[0] for c in (0, 0, 1))
+    np.testing.assert_array_equal(first, again)
+    assert not np.array_equal(first, other)
+    assert set(map(tuple, first)) <= set(map(tuple, Z)) and len(first) == len(Z)
