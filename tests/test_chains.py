@@ -66,8 +66,8 @@ class _Scored(NamedTuple):
 
 
 def test_contenders_drop_fits_far_below_the_best_but_keep_each_chains_best():
-    runs = [chains.Chain([(1.0, _Scored(1.00)), (1.0, _Scored(1.50))], 1.0, None),
-            chains.Chain([(2.0, _Scored(1.70)), (2.0, _Scored(1.80))], 2.0, None)]
+    runs = [chains.Chain([(1.0, _Scored(1.00)), (1.0, _Scored(1.50))], None),
+            chains.Chain([(2.0, _Scored(1.70)), (2.0, _Scored(1.80))], None)]
     fits, chain_of = chains.contenders(runs, n_rows=100)  # evidence -100, -150, -170, -180
     assert [fit.objective for _, fit in fits] == [1.00, 1.70]
     assert chain_of.tolist() == [0, 1]

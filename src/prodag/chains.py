@@ -40,11 +40,10 @@ class ChainDisagreementWarning(UserWarning):
 
 
 class Chain(NamedTuple):
-    """One chain's outcome: its fits ``[(lam, FitResult), ...]`` (best first), its chosen
-    radius and its λ path (or None for a fixed radius)."""
+    """One chain's outcome: its fits ``[(lam, FitResult), ...]`` and its λ path (or None for
+    a fixed radius)."""
 
     fits: list
-    lam: float
     path: dict | None
 
 

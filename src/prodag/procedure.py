@@ -178,14 +178,14 @@ def run_chain(settings, the_plan: Plan, chain: int, noise, key, progress) -> cha
     if settings.lam is not None:
         lam = float(settings.lam)
         return chains.Chain([(lam, fit) for fit in fitter("path")(lam, key, f"λ={lam:.3g}")],
-                            lam, None)
+                            None)
     chosen = fitting.fit_lambda_path(
         the_plan.engine, the_plan.config, fitter("path"), rows["validation"], noise, key,
         settings.select_by, settings.n_lambdas, the_plan.restarts,
         refit=fitter("refit") if rows["refit"] is not None else None)
     fits = (chosen.path_fits if settings.mix_radii and settings.select_by == "elbo"
             and chosen.path_fits else [(chosen.lam, fit) for fit in chosen.results])
-    return chains.Chain(fits, chosen.lam, chosen.path)
+    return chains.Chain(fits, chosen.path)
 
 
 def pool(the_plan: Plan, runs: list, prepared: Prepared, key, dtype) -> Posterior:
