@@ -12,9 +12,9 @@ diagonal of ``W̃`` is left out (held at 0): the projection zeroes it, so under 
 it carries only its own prior factor, independent of everything else.
 
 Sampler: ``T`` temperatures ``β_1 = 1 > … > β_T = beta_min`` (geometric) act on the likelihood
-only, ``π_β ∝ prior · likelihood^β``, in each of ``R`` independent replicas. Every step, each of
-the ``R·T`` chains makes one symmetric Metropolis proposal of one of ``MOVES`` (the kind is
-drawn once per step for all chains, so that only its random numbers are drawn):
+only, ``π_β ∝ prior · likelihood^β``, in each of ``R`` independent replicas. Every step,
+each of the ``R·T`` chains makes one symmetric Metropolis proposal of one of ``MOVES`` (the
+kind is drawn once per step for all chains, so that only its random numbers are drawn):
 
 * ``site``: one off-diagonal entry moves by ``s·z``, ``s`` drawn from ``SITE_SCALES``;
 * ``joint``: every off-diagonal entry moves by ``s·z``, ``s`` from ``JOINT_SCALES``;
@@ -34,7 +34,8 @@ Benchmark (``python -m benchmarks.reference``): simulated linear ER data; per da
 reference edge probabilities, a ProDAG fit at the same model (``lam``, ``noise_variance=1``),
 ``|ΔP|`` between them and both Brier scores against the true graph; ``--modes SEED`` compares
 the mixture weights of a fit with several restarts to the reference's mass on each component.
-Prints a table and writes ``benchmarks/results/reference_<tag>.json``.
+Prints a table and writes ``benchmarks/results/reference_p<ps>_n<n>_lam<λ>[_<tag>].json``
+(``reference_modes_p<p>_n<n>_lam<λ>_seed<SEED>[_<tag>].json`` with ``--modes``).
 
 Run: ``python -m benchmarks.reference --p 4 --p 5 --datasets 20 --n 50 --lam 2``.
 """
@@ -96,7 +97,8 @@ class Reference(NamedTuple):
     batch_error: np.ndarray
     """Standard error by batch means (10 batches per replica), ``(p, p)``."""
     acceptance: np.ndarray
-    """Accepted share of each move at each temperature, ``(T, len(MOVES))``."""
+    """Accepted share of each move at each temperature, ``(T, len(MOVES))`` (burn-in
+    included)."""
     swap_rate: np.ndarray
     """Accepted share of swaps between temperatures ``t`` and ``t + 1``, ``(T - 1,)``."""
     betas: np.ndarray
