@@ -1,0 +1,542 @@
+"""A reference posterior for small graphs: a long parallel-tempering Metropolis run on the SAME
+model as a linear ProDAG fit at a fixed radius, to measure how far the variational posterior's
+edge probabilities are from the exact ones (DiBS and BayesDAG validate the same way at 5 nodes).
+
+Target, over the off-diagonal entries of ``W̃ (p, p)``::
+
+    π(W̃) ∝ N(W̃; prior_mean, prior_std²) · p(X | W = project(W̃, λ, method="exact")),
+
+the linear-Gaussian SEM ``x = Wᵀx + ε``, ``ε ~ N(0, σ² I)`` with ``σ²`` fixed (as
+``ProDAG(noise_variance=σ²)``), and ``X`` centred column-wise as ``ProDAG.fit`` centres it. The
+diagonal of ``W̃`` is left out (held at 0): the projection zeroes it, so under the fit's model
+it carries only its own prior factor, independent of everything else.
+
+Sampler: ``T`` temperatures ``β_1 = 1 > … > β_T = beta_min`` (geometric) act on the likelihood
+only, ``π_β ∝ prior · likelihood^β``, in each of ``R`` independent replicas. Every step,
+each of the ``R·T`` chains makes one symmetric Metropolis proposal of one of ``MOVES`` (the
+kind is drawn once per step for all chains, so that only its random numbers are drawn):
+
+* ``site``: one off-diagonal entry moves by ``s·z``, ``s`` drawn from ``SITE_SCALES``;
+* ``joint``: every off-diagonal entry moves by ``s·z``, ``s`` from ``JOINT_SCALES``;
+* ``reverse``: ``W̃_jk`` and ``W̃_kj`` trade places for one random pair (an edge reversal);
+* ``transpose``: ``W̃ → W̃ᵀ`` (every edge reversed);
+
+then neighbouring temperatures propose to swap their states (even pairs on even steps, odd
+pairs on odd steps). Each move is an involution or a symmetric random walk, so the acceptance
+ratio is the target ratio. The whole run is one ``jax.jit``'d ``lax.scan`` over steps,
+vectorised over the ``R·T`` chains (the exact projection is traceable).
+
+Output (``sample``): the cold chain's draws of ``W̃`` per replica, edge probabilities
+``P(|W_jk| > 0)`` pooled over replicas, their Monte Carlo error (the standard error between the
+independent replicas, and by batch means), acceptance per temperature and move, swap rates.
+
+Benchmark (``python -m benchmarks.reference``): simulated linear ER data; per dataset the
+reference edge probabilities, a ProDAG fit at the same model (``lam``, ``noise_variance=1``),
+``|ΔP|`` between them and both Brier scores against the true graph; ``--modes SEED`` compares
+the mixture weights of a fit with several restarts to the reference's mass on each component.
+Prints a table and writes ``benchmarks/results/reference_p<ps>_n<n>_lam<λ>[_<tag>].json``
+(``reference_modes_p<p>_n<n>_lam<λ>_seed<SEED>[_<tag>].json`` with ``--modes``).
+
+Run: ``python -m benchmarks.reference --p 4 --p 5 --datasets 20 --n 50 --lam 2``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import asdict, dataclass
+from functools import partial
+from pathlib import Path
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from prodag.projection import project
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+MOVES = ("site", "joint", "reverse", "transpose")
+MOVE_PROBABILITIES = (0.6, 0.25, 0.1, 0.05)
+SITE_SCALES = (0.03, 0.1, 0.3, 1.0, 3.0)
+JOINT_SCALES = (0.01, 0.03, 0.1)
+
+
+@dataclass(frozen=True)
+class Tempering:
+    """Run length and temperature ladder. ``n_steps`` steps per chain are kept after
+    ``burn_in`` (both multiples of ``thin``), every ``thin``-th state of the cold chain."""
+
+    n_replicas: int = 8
+    n_temperatures: int = 8
+    beta_min: float = 0.01
+    n_steps: int = 100_000
+    burn_in: int = 10_000
+    thin: int = 10
+
+    def betas(self) -> np.ndarray:
+        """The inverse temperatures ``(T,)``, geometric from 1 down to ``beta_min``."""
+        if self.n_temperatures == 1:
+            return np.ones(1)
+        return self.beta_min ** (np.arange(self.n_temperatures) / (self.n_temperatures - 1))
+
+
+class Reference(NamedTuple):
+    """A finished run: the cold chain's draws and what they say."""
+
+    W_tilde: np.ndarray
+    """Cold-chain draws of ``W̃``, ``(R, S, p, p)`` (replica, kept step)."""
+    log_likelihood: np.ndarray
+    """``log p(X | project(W̃))`` of each draw, ``(R, S)``."""
+    edge_probabilities: np.ndarray
+    """``P(|W_jk| > 0)`` pooled over replicas, ``(p, p)``."""
+    replica_error: np.ndarray
+    """Standard error of ``edge_probabilities`` between the replicas, ``(p, p)``."""
+    batch_error: np.ndarray
+    """Standard error by batch means (10 batches per replica), ``(p, p)``."""
+    acceptance: np.ndarray
+    """Accepted share of each move at each temperature, ``(T, len(MOVES))`` (burn-in
+    included)."""
+    swap_rate: np.ndarray
+    """Accepted share of swaps between temperatures ``t`` and ``t + 1``, ``(T - 1,)``."""
+    betas: np.ndarray
+    lam: float
+    seconds: float
+
+    @property
+    def mc_error(self) -> np.ndarray:
+        """The larger of the two standard errors, entry by entry, ``(p, p)``."""
+        return np.maximum(self.replica_error, self.batch_error)
+
+
+# ---- the target -------------------------------------------------------------------------------
+
+
+def log_likelihood(W: jax.Array, gram: jax.Array, n_rows, noise_variance) -> jax.Array:
+    """Gaussian ``log p(X | W)`` of the linear SEM from ``gram = XᵀX (p, p)``: shape ``(...)``
+    for ``W (..., p, p)``; ``noise_variance`` a scalar or ``(p,)``."""
+    p = W.shape[-1]
+    A = jnp.eye(p, dtype=W.dtype) - W
+    rss = jnp.einsum("...ik,ij,...jk->...k", A, gram, A)
+    variance = jnp.broadcast_to(jnp.asarray(noise_variance, W.dtype), (p,))
+    return -0.5 * (jnp.sum(rss / variance, axis=-1)
+                   + n_rows * jnp.sum(jnp.log(2 * jnp.pi * variance)))
+
+
+def _log_prior(W_tilde, off, prior_mean, prior_std):
+    z = (W_tilde - prior_mean) / prior_std
+    return -0.5 * jnp.sum(jnp.where(off, z * z, 0.0), axis=(-2, -1))
+
+
+def _parts(W_tilde, target):
+    """``(log prior, log likelihood)`` of ``W̃ (..., p, p)``, each ``(...)``."""
+    gram, n_rows, noise_variance, lam, prior_mean, prior_std = target
+    p = W_tilde.shape[-1]
+    off = ~jnp.eye(p, dtype=bool)
+    W = project(W_tilde, lam, method="exact")
+    return (_log_prior(W_tilde, off, prior_mean, prior_std),
+            log_likelihood(W, gram, n_rows, noise_variance))
+
+
+# ---- the sampler ------------------------------------------------------------------------------
+
+
+class _State(NamedTuple):
+    W_tilde: jax.Array        # (R, T, p, p)
+    log_prior: jax.Array      # (R, T)
+    log_lik: jax.Array        # (R, T)
+    step: jax.Array           # ()
+    accepted: jax.Array       # (T, n_moves)
+    proposed: jax.Array       # (T, n_moves)
+    swaps: jax.Array          # (T - 1,)
+    swap_tries: jax.Array     # (T - 1,)
+
+
+def _propose(key, W):
+    """One symmetric proposal for every chain of ``W (R, T, p, p)``, all of the same move
+    (drawn per step, so that only that move's random numbers are drawn); returns it and the
+    move's index (a scalar)."""
+    p = W.shape[-1]
+    k_move, k_site, k_scale, k_noise = jax.random.split(key, 4)
+    shape = W.shape[:2]
+    off = ~np.eye(p, dtype=bool)
+    basis = jnp.asarray(np.eye(p * p, dtype=bool)[np.flatnonzero(off)].reshape(-1, p, p))
+    move = jax.random.choice(k_move, len(MOVES), p=jnp.asarray(MOVE_PROBABILITIES))
+
+    def site(W):
+        entry = basis[jax.random.randint(k_site, shape, 0, len(basis))]
+        scale = jnp.asarray(SITE_SCALES, W.dtype)[
+            jax.random.randint(k_scale, shape, 0, len(SITE_SCALES))]
+        step = scale * jax.random.normal(k_noise, shape, W.dtype)
+        return W + jnp.where(entry, step[..., None, None], 0.0)
+
+    def joint(W):
+        scale = jnp.asarray(JOINT_SCALES, W.dtype)[
+            jax.random.randint(k_scale, shape, 0, len(JOINT_SCALES))]
+        z = jax.random.normal(k_noise, W.shape, W.dtype)
+        return W + jnp.where(off, scale[..., None, None] * z, 0.0)
+
+    def reverse(W):
+        entry = basis[jax.random.randint(k_site, shape, 0, len(basis))]
+        return jnp.where(entry | jnp.swapaxes(entry, -1, -2), jnp.swapaxes(W, -1, -2), W)
+
+    def transpose(W):
+        return jnp.swapaxes(W, -1, -2)
+
+    return lax.switch(move, (site, joint, reverse, transpose), W), move
+
+
+def _swap(key, state: _State, betas):
+    """Swap proposals between neighbouring temperatures (pairs of the step's parity)."""
+    T = betas.shape[0]
+    index = jnp.arange(T)
+    parity = state.step % 2
+    lower = ((index - parity) % 2 == 0) & (index + 1 < T)
+    upper = ((index - 1 - parity) % 2 == 0) & (index >= 1)
+    partner = jnp.where(lower, index + 1, jnp.where(upper, index - 1, index))
+    log_lik = state.log_lik
+    log_alpha = (betas - betas[partner]) * (log_lik[:, partner] - log_lik)
+    u = jax.random.uniform(key, log_lik.shape)
+    u = jnp.where(lower, u, u[:, partner])      # one draw per pair, read by both members
+    accept = jnp.log(u) < log_alpha
+    source = jnp.where(accept, partner, index)  # (R, T): which temperature's state comes here
+    take = partial(jnp.take_along_axis, indices=source, axis=1)
+    W = jnp.take_along_axis(state.W_tilde, source[..., None, None], axis=1)
+    tried = lower[:-1].astype(state.swaps.dtype) * log_lik.shape[0]
+    done = jnp.sum(accept & lower, axis=0)[:-1].astype(state.swaps.dtype)
+    return state._replace(W_tilde=W, log_prior=take(state.log_prior), log_lik=take(log_lik),
+                          swaps=state.swaps + done, swap_tries=state.swap_tries + tried)
+
+
+def _step(state: _State, key, target, betas):
+    k_propose, k_accept, k_swap = jax.random.split(key, 3)
+    proposal, move = _propose(k_propose, state.W_tilde)
+    log_prior, log_lik = _parts(proposal, target)
+    log_alpha = log_prior - state.log_prior + betas * (log_lik - state.log_lik)
+    accept = jnp.log(jax.random.uniform(k_accept, log_alpha.shape)) < log_alpha
+    one_hot = jax.nn.one_hot(move, len(MOVES), dtype=state.accepted.dtype)  # (M,)
+    state = state._replace(
+        W_tilde=jnp.where(accept[..., None, None], proposal, state.W_tilde),
+        log_prior=jnp.where(accept, log_prior, state.log_prior),
+        log_lik=jnp.where(accept, log_lik, state.log_lik),
+        accepted=state.accepted + jnp.sum(accept, axis=0)[:, None] * one_hot,
+        proposed=state.proposed + accept.shape[0] * one_hot)
+    state = _swap(k_swap, state, betas)
+    return state._replace(step=state.step + 1)
+
+
+@partial(jax.jit, static_argnames=("n_records", "thin"))
+def _run(state: _State, key, target, betas, n_records: int, thin: int):
+    """``n_records`` records of the cold chain ``(W̃ (n_records, R, p, p), log-lik (n_records,
+    R))``, one every ``thin`` steps, and the final state."""
+
+    def record(state, key):
+        state = lax.fori_loop(0, thin, lambda i, s: _step(s, jax.random.fold_in(key, i),
+                                                          target, betas), state)
+        return state, (state.W_tilde[:, 0], state.log_lik[:, 0])
+
+    return lax.scan(record, state, jax.random.split(key, n_records))
+
+
+def sample(X, lam=np.inf, noise_variance=1.0, tempering: Tempering = Tempering(), seed: int = 0,
+           prior_mean: float = 0.0, prior_std: float = 1.0) -> Reference:
+    """Run the sampler on the data ``X (n, p)`` (centred here, as ``ProDAG.fit`` does) at the
+    radius ``lam`` (``inf``: no ℓ1 step) and the fixed ``noise_variance`` (scalar or ``(p,)``)."""
+    X = np.asarray(X, dtype=float)
+    X = X - X.mean(axis=0)
+    n, p = X.shape
+    if tempering.n_steps % tempering.thin or tempering.burn_in % tempering.thin:
+        raise ValueError(f"n_steps ({tempering.n_steps}) and burn_in ({tempering.burn_in}) "
+                         f"must be multiples of thin ({tempering.thin}).")
+    dtype = jnp.zeros(()).dtype
+    target = (jnp.asarray(X.T @ X, dtype), jnp.asarray(n, dtype),
+              jnp.asarray(noise_variance, dtype), jnp.asarray(lam, dtype),
+              jnp.asarray(prior_mean, dtype), jnp.asarray(prior_std, dtype))
+    betas = jnp.asarray(tempering.betas(), dtype)
+    R, T = tempering.n_replicas, tempering.n_temperatures
+    key_start, key_run = jax.random.split(jax.random.PRNGKey(seed))
+    off = ~np.eye(p, dtype=bool)
+    W0 = jnp.where(off, prior_mean + prior_std * jax.random.normal(key_start, (R, T, p, p),
+                                                                      dtype), 0.0)
+    log_prior, log_lik = _parts(W0, target)
+    state = _State(W0, log_prior, log_lik, jnp.asarray(0), jnp.zeros((T, len(MOVES))),
+                   jnp.zeros((T, len(MOVES))), jnp.zeros(max(T - 1, 0)),
+                   jnp.zeros(max(T - 1, 0)))
+    start = time.perf_counter()
+    n_records = (tempering.burn_in + tempering.n_steps) // tempering.thin
+    state, (W_tilde, log_liks) = _run(state, key_run, target, betas, n_records, tempering.thin)
+    W_tilde = np.asarray(W_tilde)[tempering.burn_in // tempering.thin:].swapaxes(0, 1)
+    log_liks = np.asarray(log_liks)[tempering.burn_in // tempering.thin:].swapaxes(0, 1)
+    seconds = time.perf_counter() - start
+    per_replica = replica_edge_probabilities(W_tilde, lam)
+    acceptance = np.asarray(state.accepted) / np.maximum(np.asarray(state.proposed), 1)
+    swap_rate = np.asarray(state.swaps) / np.maximum(np.asarray(state.swap_tries), 1)
+    return Reference(W_tilde, log_liks, per_replica.mean(axis=0),
+                     replica_standard_error(per_replica), batch_means_error(W_tilde, lam),
+                     acceptance, swap_rate, np.asarray(betas), float(lam), seconds)
+
+
+# ---- edge probabilities on saved draws --------------------------------------------------------
+
+
+def graphs(W_tilde, lam) -> np.ndarray:
+    """The projected DAGs ``project(W̃, λ, "exact")`` of draws ``W̃ (..., p, p)``."""
+    W_tilde = np.asarray(W_tilde)
+    p = W_tilde.shape[-1]
+    flat = W_tilde.reshape(-1, p, p)
+    return np.asarray(project(flat, lam, method="exact")).reshape(W_tilde.shape)
+
+
+def edge_probabilities(W_tilde, lam) -> np.ndarray:
+    """``P(|W_jk| > 0)`` of draws ``W̃ (..., p, p)`` (every leading axis pooled), ``(p, p)``."""
+    edges = graphs(W_tilde, lam) != 0
+    return edges.reshape(-1, *edges.shape[-2:]).mean(axis=0)
+
+
+def replica_edge_probabilities(W_tilde, lam) -> np.ndarray:
+    """Edge probabilities of each replica of ``W̃ (R, S, p, p)``: ``(R, p, p)``."""
+    return (graphs(W_tilde, lam) != 0).mean(axis=1)
+
+
+def replica_standard_error(per_replica: np.ndarray) -> np.ndarray:
+    """Standard error of the pooled mean of independent replica estimates ``(R, p, p)``."""
+    R = per_replica.shape[0]
+    return per_replica.std(axis=0, ddof=1) / np.sqrt(R) if R > 1 else np.full(
+        per_replica.shape[1:], np.nan)
+
+
+def batch_means_error(W_tilde, lam, n_batches: int = 10) -> np.ndarray:
+    """Standard error of the pooled edge probabilities by batch means: each replica's draws
+    ``W̃ (R, S, p, p)`` cut into ``n_batches`` consecutive batches, ``(p, p)``."""
+    edges = graphs(W_tilde, lam) != 0
+    R, S = edges.shape[:2]
+    size = S // n_batches
+    batches = edges[:, :size * n_batches].reshape(R * n_batches, size, *edges.shape[2:])
+    return batches.mean(axis=1).std(axis=0, ddof=1) / np.sqrt(R * n_batches)
+
+
+# ---- the benchmark ----------------------------------------------------------------------------
+
+
+def _off(p: int) -> np.ndarray:
+    return ~np.eye(p, dtype=bool)
+
+
+def _brier(truth: np.ndarray, probabilities: np.ndarray) -> float:
+    return float(((truth != 0) - probabilities)[_off(len(truth))].__pow__(2).sum())
+
+
+def run_dataset(p: int, seed: int, n: int, lam: float, options: dict, tempering: Tempering,
+                n_draws: int = 2000) -> dict:
+    """Reference and ProDAG fit on simulated dataset ``seed`` (linear ER, ``s = p`` edges)."""
+    from prodag import ProDAG
+    from prodag.metrics import evaluate
+    from prodag.simulate import dataset
+
+    data = dataset(p, p, n, graph="er", sem="linear", seed=seed)
+    reference = sample(data.X, lam, 1.0, tempering, seed=seed)
+    start = time.perf_counter()
+    settings = {"lam": lam, "noise_variance": 1.0, "seed": 0, "progress": False, **options}
+    est = ProDAG(**settings).fit(data.X)
+    fit_seconds = time.perf_counter() - start
+    fit_probabilities = est.edge_probabilities(n_samples=n_draws)
+    fit_graphs = est.sample(n_draws)
+    off = _off(p)
+    gap = np.abs(fit_probabilities - reference.edge_probabilities)[off]
+    reference_graphs = graphs(reference.W_tilde, lam).reshape(-1, p, p)
+    return {
+        "p": p, "seed": seed, "n": n, "lam": lam,
+        "mean_dP": float(gap.mean()), "max_dP": float(gap.max()),
+        "mc_error_mean": float(reference.mc_error[off].mean()),
+        "mc_error_max": float(reference.mc_error[off].max()),
+        "brier_reference": _brier(data.adjacency, reference.edge_probabilities),
+        "brier_fit": _brier(data.adjacency, fit_probabilities),
+        "reference_metrics": evaluate(data.adjacency, reference_graphs),
+        "fit_metrics": evaluate(data.adjacency, fit_graphs),
+        "acceptance_cold": dict(zip(MOVES, reference.acceptance[0].round(3).tolist())),
+        "swap_rates": reference.swap_rate.round(3).tolist(),
+        "reference_seconds": reference.seconds, "fit_seconds": fit_seconds,
+        "fit_components": len(est.components_),
+        "fit_mixture_weights": np.asarray(est.mixture_weights_).round(4).tolist(),
+        "truth": data.adjacency.tolist(),
+        "reference_probabilities": reference.edge_probabilities.round(4).tolist(),
+        "reference_mc_error": reference.mc_error.round(4).tolist(),
+        "fit_probabilities": fit_probabilities.round(4).tolist(),
+    }
+
+
+def summarize(rows: list[dict]) -> list[dict]:
+    """Per p: means over datasets (and the largest ``max_dP``)."""
+    summary = []
+    for p in sorted({row["p"] for row in rows}):
+        group = [row for row in rows if row["p"] == p]
+        entry = {"p": p, "datasets": len(group)}
+        for key in ("mean_dP", "max_dP", "mc_error_mean", "mc_error_max", "brier_reference",
+                    "brier_fit", "reference_seconds", "fit_seconds"):
+            entry[key] = float(np.mean([row[key] for row in group]))
+        entry["largest_max_dP"] = float(max(row["max_dP"] for row in group))
+        summary.append(entry)
+    return summary
+
+
+def _codes(edges: np.ndarray) -> np.ndarray:
+    """One integer per graph of ``edges (S, p, p)`` (bool): its off-diagonal entries as bits."""
+    flat = edges[:, _off(edges.shape[-1])]
+    return flat.astype(np.int64) @ (1 << np.arange(flat.shape[1], dtype=np.int64))
+
+
+def compare_modes(p: int, seed: int, n: int, lam: float, restarts: int, options: dict,
+                  tempering: Tempering, n_draws: int = 5000) -> dict:
+    """Mixture weights of a fit with ``restarts`` starts against the reference's mass per
+    component. Each reference DAG goes to the component that draws it most often (none if no
+    component draws it); each component's order is that of its mean (the exact projection of
+    ``loc``), and the reference's mass on DAGs consistent with it is reported too."""
+    from prodag import ProDAG, ProjectedNormal
+    from prodag.projection.exact import exact_positions
+    from prodag.simulate import dataset
+
+    data = dataset(p, p, n, graph="er", sem="linear", seed=seed)
+    reference = sample(data.X, lam, 1.0, tempering, seed=seed)
+    reference_edges = graphs(reference.W_tilde, lam).reshape(-1, p, p) != 0
+    reference_codes = _codes(reference_edges)
+    est = ProDAG(lam=lam, noise_variance=1.0, seed=0, progress=False, n_restarts=restarts,
+                 **options).fit(data.X)
+    counts, components = [], []
+    for k, params in enumerate(est.components_):
+        loc, scale = params.q.loc["W"], jax.nn.softplus(params.q.rho["W"])
+        draws = ProjectedNormal(loc, scale, float(est.component_lams_[k]), method="exact")
+        edges = np.asarray(draws.sample(jax.random.PRNGKey(k), (n_draws,))) != 0
+        codes, count = np.unique(_codes(edges), return_counts=True)
+        counts.append(dict(zip(codes.tolist(), (count / n_draws).tolist())))
+        positions = np.asarray(exact_positions(jnp.square(jnp.asarray(loc))))
+        forward = positions[:, None] < positions[None, :]
+        components.append({"weight": float(est.mixture_weights_[k]),
+                           "order": np.argsort(positions).tolist(),
+                           "own_mass_consistent": float(np.mean(~(edges & ~forward).any((1, 2)))),
+                           "reference_mass_consistent": float(np.mean(
+                               ~(reference_edges & ~forward).any((1, 2)))),
+                           "edge_probabilities": edges.mean(0).round(3).tolist()})
+    q = np.array([[c.get(code, 0.0) for c in counts] for code in reference_codes.tolist()])
+    assigned = np.where(q.max(axis=1) > 0, q.argmax(axis=1), -1)
+    for k, component in enumerate(components):
+        component["reference_mass_assigned"] = float(np.mean(assigned == k))
+    unique, ref_count = np.unique(reference_codes, return_counts=True)
+    ref_mass = dict(zip(unique.tolist(), (ref_count / len(reference_codes)).tolist()))
+    mixture = {}
+    for weight, c in zip(est.mixture_weights_, counts):
+        for code, mass in c.items():
+            mixture[code] = mixture.get(code, 0.0) + float(weight) * mass
+    every = set(ref_mass) | set(mixture)
+    total_variation = 0.5 * sum(abs(ref_mass.get(c, 0.0) - mixture.get(c, 0.0)) for c in every)
+    top = sorted(ref_mass, key=ref_mass.get, reverse=True)[:8]
+    off_pairs = [(int(j), int(k)) for j, k in zip(*np.nonzero(_off(p)))]
+    top_dags = [{"edges": [off_pairs[i] for i in range(len(off_pairs)) if code >> i & 1],
+                 "reference": ref_mass[code], "fit": mixture.get(code, 0.0),
+                 "per_component": [c.get(code, 0.0) for c in counts]} for code in top]
+    print(f"dataset {seed}: p = {p}, n = {n}, λ = {lam:g}; {len(components)} components kept "
+          f"of {restarts} starts; unassigned reference mass {np.mean(assigned < 0):.3f}; "
+          f"total variation between the DAG distributions {total_variation:.3f}")
+    print(f"{'k':>3} {'weight':>8} {'ref mass':>9} {'order':>16} {'ref cons.':>10} "
+          f"{'own cons.':>10}")
+    for k, c in enumerate(components):
+        print(f"{k:>3} {c['weight']:>8.3f} {c['reference_mass_assigned']:>9.3f} "
+              f"{str(c['order']):>16} {c['reference_mass_consistent']:>10.3f} "
+              f"{c['own_mass_consistent']:>10.3f}")
+    print("top reference DAGs: reference mass, fit mass, per component")
+    for dag in top_dags:
+        print(f"  {dag['edges']}: {dag['reference']:.3f} {dag['fit']:.3f} "
+              f"{[round(m, 3) for m in dag['per_component']]}")
+    return {"seed": seed, "p": p, "truth": data.adjacency.tolist(), "components": components,
+            "unassigned_reference_mass": float(np.mean(assigned < 0)),
+            "total_variation": total_variation, "top_dags": top_dags,
+            "reference_probabilities": reference.edge_probabilities.round(4).tolist(),
+            "reference_mc_error": reference.mc_error.round(4).tolist()}
+
+
+COLUMNS = ("p", "seed", "mean_dP", "max_dP", "mc_error_max", "brier_reference", "brier_fit",
+           "reference_seconds", "fit_seconds")
+
+
+def _line(row: dict, columns=COLUMNS) -> str:
+    return "  ".join(f"{row[c]:>8.3f}" if isinstance(row[c], float) else f"{row[c]:>8}"
+                     for c in columns)
+
+
+def _parse_value(text: str):
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return {"True": True, "False": False, "None": None}.get(text, text)
+
+
+def _options(pairs: list[str]) -> dict:
+    options = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise SystemExit(f"--option takes NAME=VALUE (a ProDAG parameter), got {pair!r}.")
+        options[name] = _parse_value(value)
+    return options
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--p", type=int, action="append", help="nodes (repeatable; default 5)")
+    parser.add_argument("--datasets", type=int, default=10, help="datasets 0 … N-1 per p")
+    parser.add_argument("--n", type=int, default=50)
+    parser.add_argument("--lam", type=float, default=2.0, help="fixed radius (inf: none)")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a ProDAG parameter for the fit (repeatable)")
+    parser.add_argument("--steps", type=int, default=Tempering.n_steps)
+    parser.add_argument("--replicas", type=int, default=Tempering.n_replicas)
+    parser.add_argument("--temperatures", type=int, default=Tempering.n_temperatures)
+    parser.add_argument("--modes", type=int, default=None, metavar="SEED",
+                        help="instead: compare the mixture weights of a fit with --restarts "
+                             "starts to the reference's mass per component on dataset SEED")
+    parser.add_argument("--restarts", type=int, default=4)
+    parser.add_argument("--tag", default="", help="suffix of the result file's name")
+    args = parser.parse_args(argv)
+    ps = args.p or [5]
+    options = _options(args.option)
+    tempering = Tempering(n_replicas=args.replicas, n_temperatures=args.temperatures,
+                          n_steps=args.steps, burn_in=args.steps // 10)
+    settings = {"n": args.n, "lam": args.lam, "options": options, "tempering": asdict(tempering),
+                "moves": dict(zip(MOVES, MOVE_PROBABILITIES)), "site_scales": SITE_SCALES,
+                "joint_scales": JOINT_SCALES}
+    stem = f"p{'-'.join(map(str, ps))}_n{args.n}_lam{args.lam:g}"
+    suffix = f"_{args.tag}" if args.tag else ""
+    if args.modes is not None:
+        result = compare_modes(ps[0], args.modes, args.n, args.lam, args.restarts, options,
+                               tempering)
+        RESULTS_DIR.mkdir(exist_ok=True)
+        path = RESULTS_DIR / f"reference_modes_p{ps[0]}_n{args.n}_lam{args.lam:g}" \
+                             f"_seed{args.modes}{suffix}.json"
+        path.write_text(json.dumps({"settings": settings, **result}, indent=1))
+        print(f"wrote {path}")
+        return
+    print("  ".join(f"{c:>8}" for c in COLUMNS), flush=True)
+    rows = []
+    for p in ps:
+        for seed in range(args.datasets):
+            rows.append(run_dataset(p, seed, args.n, args.lam, options, tempering))
+            print(_line(rows[-1]), flush=True)
+    summary = summarize(rows)
+    columns = ("p", "datasets", "mean_dP", "max_dP", "largest_max_dP", "mc_error_max",
+               "brier_reference", "brier_fit")
+    print("\nsummary (means over datasets)")
+    print("  ".join(f"{c:>8}" for c in columns))
+    for entry in summary:
+        print(_line(entry, columns))
+    RESULTS_DIR.mkdir(exist_ok=True)
+    path = RESULTS_DIR / f"reference_{stem}{suffix}.json"
+    path.write_text(json.dumps({"settings": settings, "summary": summary, "rows": rows},
+                               indent=1))
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
