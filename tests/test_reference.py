@@ -1,4 +1,4 @@
-"""The reference sampler (``benchmarks.reference``) against brute-force posteriors.
+"""The reference sampler (``benchmarks.studies.reference``) against brute-force posteriors.
 
 p = 2: exactly one edge survives the projection (the larger of ``|W̃_12|``, ``|W̃_21|``,
 clipped at λ), so ``P(1 → 2)`` is a 1-D integral after integrating the smaller entry out:
@@ -16,7 +16,7 @@ import pytest
 from scipy.special import logsumexp
 from scipy.stats import norm
 
-from benchmarks import reference
+from benchmarks.studies import reference
 
 TWO = reference.Tempering(n_replicas=4, n_temperatures=3, beta_min=0.1, n_steps=20000,
                           burn_in=2000, thin=5)

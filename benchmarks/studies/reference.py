@@ -30,14 +30,14 @@ Output (``sample``): the cold chain's draws of ``W̃`` per replica, edge probabi
 ``P(|W_jk| > 0)`` pooled over replicas, their Monte Carlo error (the standard error between the
 independent replicas, and by batch means), acceptance per temperature and move, swap rates.
 
-Benchmark (``python -m benchmarks.reference``): simulated linear ER data; per dataset the
+Benchmark (``python -m benchmarks.studies.reference``): simulated linear ER data; per dataset the
 reference edge probabilities, a ProDAG fit at the same model (``lam``, ``noise_variance=1``),
 ``|ΔP|`` between them and both Brier scores against the true graph; ``--modes SEED`` compares
 the mixture weights of a fit with several restarts to the reference's mass on each component.
 Prints a table and writes ``benchmarks/results/reference_p<ps>_n<n>_lam<λ>[_<tag>].json``
 (``reference_modes_p<p>_n<n>_lam<λ>_seed<SEED>[_<tag>].json`` with ``--modes``).
 
-Run: ``python -m benchmarks.reference --p 4 --p 5 --datasets 20 --n 50 --lam 2``.
+Run: ``python -m benchmarks.studies.reference --p 4 --p 5 --datasets 20 --n 50 --lam 2``.
 """
 
 from __future__ import annotations
@@ -47,7 +47,6 @@ import json
 import time
 from dataclasses import asdict, dataclass
 from functools import partial
-from pathlib import Path
 from typing import NamedTuple
 
 import jax
@@ -57,7 +56,7 @@ from jax import lax
 
 from prodag.projection import project
 
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
+from .. import RESULTS_DIR
 MOVES = ("site", "joint", "reverse", "transpose")
 MOVE_PROBABILITIES = (0.6, 0.25, 0.1, 0.05)
 SITE_SCALES = (0.03, 0.1, 0.3, 1.0, 3.0)
