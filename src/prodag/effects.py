@@ -185,7 +185,7 @@ def summarize(values: np.ndarray, paths: np.ndarray, level: float = LEVEL, cause
     sd = float(values.std(ddof=1)) if values.size > 1 else 0.0
     return EffectSummary(cause, effect, float(values.mean()), sd, float(lower), float(upper),
                          float(level), float(np.mean(paths)), float(np.mean(values > 0)),
-                         int(values.size), sd / np.sqrt(values.size))
+                         int(values.size), float(sd / np.sqrt(values.size)))
 
 
 def effect_table(draws: np.ndarray, paths: np.ndarray, names, level: float = LEVEL) \
