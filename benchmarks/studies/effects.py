@@ -20,8 +20,8 @@ coverage of the 90% intervals (all pairs, nonzero pairs) and their mean width. P
 standard error over datasets and writes ``benchmarks/results/effects_<sem>_p<p>_n<n>.json``
 (rewritten after every dataset; ``--resume`` skips the datasets already in it).
 
-Run: ``python -m benchmarks.effects --n 100 --seeds 10`` (linear), ``python -m
-benchmarks.effects --sem mlp --p 10 --s 10 --n 1000 --seeds 10`` (additive).
+Run: ``python -m benchmarks.studies.effects --n 100 --seeds 10`` (linear), ``python -m
+benchmarks.studies.effects --sem mlp --p 10 --s 10 --n 1000 --seeds 10`` (additive).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 
-from . import RESULTS_DIR
+from .. import RESULTS_DIR
 
 N_DRAWS = 1000
 LEVEL = 0.9
@@ -125,7 +125,7 @@ def run_one(args, seed: int) -> tuple[list[dict], dict]:
     rows.append(score("oracle (true graph, LS)", seed, 0.0, truth, nonzero,
                       point=effects.linear_total_effects(oracle[None])[0]))
     if args.sem == "linear" and not args.skip_dagma:
-        from .peers import fit_dagma
+        from ..suite.peers import fit_dagma
 
         start = time.perf_counter()
         graph = fit_dagma(data.X, data.X_val)[0]
