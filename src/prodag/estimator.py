@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from prodag import fitting, mixture, persistence, selection, validation
+from prodag import diagnostics, fitting, mixture, persistence, selection, validation
 from prodag import interventions as interventions_module
 from prodag.parameters import ParameterProtocol
 from prodag.inference import Progress, TrainingOptions
@@ -197,11 +197,13 @@ class ProDAG(ParameterProtocol):
         within each condition), so a condition's shift of the baselines is not read as edges.
         """
         self._check_params()
-        data, columns = validation.check_data(X)
+        data, columns = validation.check_data(X, min_rows=validation.MIN_FIT_ROWS)
         validation.warn_outliers(data, columns, heavy_tailed=self.likelihood == "student")
         n, p = data.shape
+        diagnostics.warn_few_rows(n, p)
+        diagnostics.warn_collinear(data, columns)
         if X_val is not None:
-            val = validation.check_rows("X_val", X_val, p)
+            val = validation.check_rows("X_val", X_val, p, columns)
             if self.lam is not None or self.select_by != "validation":
                 warnings.warn("X_val is used only to choose lam with select_by='validation'; "
                               "it is ignored here.", UserWarning, stacklevel=2)
@@ -222,8 +224,8 @@ class ProDAG(ParameterProtocol):
         self.columns_, self.n_features_in_ = columns, p
         self.knowledge_ = Knowledge.create(columns, self.forbidden, self.required, self.tiers,
                                            self.forbid_within_tiers)
-        self.seed_ = int(self.seed if self.seed is not None
-                         else np.random.SeedSequence().entropy % (2 ** 31))
+        self.seed_ = (validation.check_seed(self.seed) if self.seed is not None
+                      else int(np.random.SeedSequence().entropy % (2 ** 31)))
         if self.intervention_kind == "activity" and mask is not None:
             data = interventions_module.hide_intervened(data, mask)
         self.mean_ = (np.median(data, axis=0) if self.likelihood == "student" else
@@ -307,6 +309,8 @@ class ProDAG(ParameterProtocol):
             validation.check_positive("lam", self.lam, allow_inf=True)
         for name in ("n_samples", "max_epochs", "patience", "steps_per_epoch", "n_lambdas"):
             validation.check_integer(name, getattr(self, name), minimum=1)
+        if self.seed is not None:
+            validation.check_seed(self.seed)
         if self.n_restarts is not None:
             validation.check_integer("n_restarts", self.n_restarts, minimum=1)
         for name in ("lr", "prior_std", "prune", "min_delta"):
@@ -383,7 +387,7 @@ class ProDAG(ParameterProtocol):
         self._check_fitted()
         n = validation.check_integer("n", n, minimum=1)
         key = (jax.random.fold_in(jax.random.PRNGKey(self.seed_), SAMPLE_STREAM) if seed is None
-               else jax.random.PRNGKey(validation.check_integer("seed", seed, minimum=0)))
+               else jax.random.PRNGKey(validation.check_seed(seed)))
         sampler = fitting.sampler(self._config())
 
         def sample(k, key, m):
@@ -451,7 +455,7 @@ class ProDAG(ParameterProtocol):
         A model fitted with conditions needs each row's condition (one of ``conditions_``):
         its intercepts are those of that condition."""
         self._check_fitted()
-        data = validation.check_rows("X", X, self.n_features_in_)
+        data = validation.check_rows("X", X, self.n_features_in_, self.columns_)
         offsets = self._condition_offsets(conditions, len(data))
         weights = jax.tree.map(jnp.asarray, self._draw(n_samples, seed)[0])
         Z = jnp.asarray((data - offsets - self.mean_) / self.scale_, self._dtype())

@@ -29,14 +29,6 @@ def require_file(path: Path, what: str = "file") -> None:
         raise FileNotFoundError(2, "No such file", str(path))
 
 
-def prepare_out(out: Path) -> None:
-    """Create the results folder ``out`` now, so that a bad ``--out`` fails before a fit."""
-    if out.exists() and not out.is_dir():
-        raise DataError(f"--out {out} is an existing file; name a folder for the results "
-                        "(it is created if missing).")
-    out.mkdir(parents=True, exist_ok=True)
-
-
 def parse_sep(sep: str) -> str:
     """The ``--sep`` text as a separator; ``tab`` and a typed ``\\t`` mean a tab."""
     return "\t" if sep in ("tab", "\\t") else sep
