@@ -247,6 +247,7 @@ class ProDAG(ParameterProtocol):
                                         (restarts - 1) * selection.POLISHED_RADII))
         with Progress(n_fits, self.progress) as progress:
             def fitter(rows, observed):
+                progress.stage("data starts (order search)")
                 starts = fitting.starts(engine, rows, noise, self._dtype(), self._config(),
                                         self._resolved_init() == "data",
                                         self._resolved_restarts())

@@ -30,6 +30,11 @@ def fit(
     out: o.OutOption = Path("prodag-results"),
     sep: Annotated[str, typer.Option(
         help="Column separator of the CSV file ('tab' for tabs).")] = ",",
+    decimal: Annotated[str, typer.Option(
+        help="Decimal mark of the numbers (',' for 3,14; then --sep is usually ';').")] = ".",
+    thousands: Annotated[Optional[str], typer.Option(
+        help="Thousands separator inside numbers (',' for \"53,456\"; in a comma-separated "
+             "file such numbers must be quoted).")] = None,
     header: Annotated[bool, typer.Option(
         "--header/--no-header", help="--no-header: the file has no header row; the "
                                      "columns are named X0, X1, ...")] = True,
@@ -76,7 +81,8 @@ def fit(
     check_out(out, FIT_FILES)
     radius = o.parse_lam(lam)
     noise = o.parse_noise_variance(noise_variance)
-    frame = read_table(data, sep=parse_sep(sep), header=header)
+    frame = read_table(data, sep=parse_sep(sep), header=header, decimal=decimal,
+                       thousands=thousands)
     frame, targets = split_interventions(frame, interventions, sep=parse_sep(sep))
     frame, labels = split_conditions(frame, conditions)
     if log_transform_data:

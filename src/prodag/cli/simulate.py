@@ -15,6 +15,7 @@ from prodag.cli import options as o
 from prodag.cli.errors import friendly_errors
 from prodag.cli.results import check_out, results_folder
 from prodag.graph import edge_names
+from prodag.resources import check_memory, simulation_bytes
 
 DEFAULTS = {name: parameter.default
             for name, parameter in inspect.signature(simulators.dataset).parameters.items()}
@@ -62,6 +63,9 @@ def simulate(
     row = parent). Score a fit against it with: prodag evaluate RESULTS --truth graph.csv
     """
     check_out(out, SIMULATED_FILES)
+    check_memory(simulation_bytes(p, n + interventions * rows_per_target),
+                 f"Simulating --p {p} variables and --n {n} rows",
+                 "lower --p or --n.")
     data = simulators.dataset(p, edges, n, graph=graph.value, sem=sem.value, noise=noise.value,
                               exponent=exponent, seed=seed,
                               interventions=interventions or None,
