@@ -90,7 +90,8 @@ def demo(
         intervention_kind="activity" if conditions else "do", progress=progress)
     with results_folder(out, DEMO_FILES) as folder:
         results = write_results(estimator, variables, folder, threshold=threshold,
-                                n_draws=o.N_DRAWS, truth=sachs.graph)
+                                n_draws=o.N_DRAWS, truth=sachs.graph,
+                                truth_name="edges of the 18-edge consensus graph")
         scores = {"ProDAG vs 18-edge graph": posterior_metrics(results["samples"], sachs.graph),
                   "ProDAG vs 17-edge DAG": posterior_metrics(results["samples"],
                                                              sachs.graph_dag),
@@ -100,7 +101,7 @@ def demo(
                       seed=seed)
     ranked = ranked_edges(results["probabilities"], variables, results["samples"],
                           truth=sachs.graph)
-    print_edges(ranked, threshold, top=20)
+    print_edges(ranked, threshold, top=20, truth_name="18-edge consensus graph")
     echo_done(seconds, estimator, out, DEMO_FILES)
     typer.echo("\nPosterior metrics (lower Brier/E-SHD and higher E-F1/AUROC are better):\n")
     print_metrics_table(scores)

@@ -124,7 +124,8 @@ def fit_posterior(frame: pd.DataFrame, interventions=None, conditions=None, **se
 
 
 def write_results(estimator, variables: list[str], out: Path, *, threshold: float,
-                  n_draws: int, truth: np.ndarray | None = None) -> dict:
+                  n_draws: int, truth: np.ndarray | None = None,
+                  truth_name: str = "true edges") -> dict:
     """Write ``RESULT_FILES`` into ``out``; return the drawn ``samples`` and the edge
     ``probabilities`` computed from them.
 
@@ -141,7 +142,8 @@ def write_results(estimator, variables: list[str], out: Path, *, threshold: floa
     np.savez_compressed(out / RESULT_FILES["samples"], samples=samples,
                         variables=np.array(variables))
     estimator.save(out / RESULT_FILES["posterior"])
-    plotting.plot_edge_probabilities(probs, variables, true_graph=truth).savefig(
+    plotting.plot_edge_probabilities(probs, variables, true_graph=truth,
+                                     truth_name=truth_name).savefig(
         out / RESULT_FILES["heatmap"], dpi=150)
     plotting.plot_graph(probs, threshold, variables).savefig(out / RESULT_FILES["graph"],
                                                              dpi=150)
