@@ -129,7 +129,7 @@ def warn_few_rows(n: int, p: int) -> bool:
     if n >= max(FEW_ROWS, p):
         return False
     warnings.warn(f"Only {n} rows for {p} variables: the data say little about the graph "
-                  f"(fewer than {'the variables' if p > FEW_ROWS else FEW_ROWS} rows), so the "
+                  f"({'fewer rows than variables' if n < p else f'fewer than {FEW_ROWS} rows'}), so the "
                   "edge probabilities mostly reflect the prior; treat them as uninformative "
                   f"and collect at least {max(FEW_ROWS, p)} rows.", SmallSampleWarning,
                   stacklevel=3)

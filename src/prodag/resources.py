@@ -34,6 +34,20 @@ def simulation_bytes(p: int, n: int) -> int:
     return 8 * (4 * p * p + 3 * n * p)
 
 
+FIT_COPIES = 30
+"""Arrays of the size of one step's ``L`` sampled ``(p, p)`` matrices that a training step
+holds at once (draws, their projections, the search's work arrays, gradients)."""
+
+
+def fit_bytes(n: int, p: int, n_samples: int, sem: str = "linear",
+              hidden_units: int = 10) -> int:
+    """Memory of one fit's training step for ``n`` rows, ``p`` variables and ``n_samples``
+    draws (float32): ``FIT_COPIES`` arrays of ``L × p × p`` (times the hidden units for the
+    MLP's first layer) plus a few copies of the data."""
+    width = hidden_units if sem == "mlp" else 1
+    return 4 * FIT_COPIES * n_samples * p * p * width + 8 * 4 * n * p
+
+
 def format_bytes(size: float) -> str:
     for unit in ("bytes", "KB", "MB", "GB", "TB"):
         if size < 1024 or unit == "TB":

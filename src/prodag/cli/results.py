@@ -84,6 +84,8 @@ def results_folder(out: Path, known: Iterable[str]) -> Iterator[Path]:
         shutil.rmtree(old, ignore_errors=True)
 
 
+LARGE_P = 100
+"""Beyond this many variables ``check_settings`` announces a long fit and its memory."""
 KNOWLEDGE_OPTIONS = {"forbidden": "--forbid", "required": "--require", "tiers": "--tiers"}
 """The option that gives each kind of prior knowledge (as ``prodag.knowledge`` names it)."""
 
@@ -95,6 +97,7 @@ def check_settings(frame: pd.DataFrame, interventions=None, conditions=None, **s
     from prodag import ProDAG
     from prodag.interventions import intervention_mask
     from prodag.knowledge import Knowledge, KnowledgeError
+    from prodag.resources import check_memory, fit_bytes, format_bytes
     from prodag.validation import MIN_FIT_ROWS, check_data
 
     estimator = ProDAG(**settings)
@@ -109,6 +112,17 @@ def check_settings(frame: pd.DataFrame, interventions=None, conditions=None, **s
         raise KnowledgeError(f"{option} {error}" if option else str(error)) from None
     if interventions is not None:
         intervention_mask(interventions, columns, len(data))
+    n, p = data.shape
+    check_memory(fit_bytes(n, p, estimator.n_samples, estimator.sem, estimator.hidden_units),
+                 f"Fitting {p} variables with --n-samples {estimator.n_samples}",
+                 "lower --n-samples, or fit fewer variables.")
+    if p > LARGE_P:
+        typer.echo(f"{p} variables: a large fit. It needs about "
+                   f"{format_bytes(fit_bytes(n, p, estimator.n_samples, estimator.sem, estimator.hidden_units))}"
+                   " of memory, and each step projects "
+                   f"{estimator.n_samples} sampled {p} x {p} matrices onto DAGs, so expect a long "
+                   "run (minutes per fit or more on a CPU); the progress bar shows each stage. "
+                   "--n-samples and --max-epochs shorten it.")
 
 
 def fit_posterior(frame: pd.DataFrame, interventions=None, conditions=None, **settings):
