@@ -111,3 +111,124 @@ def test_a_graph_naming_unknown_variables_is_refused(tmp_path):
     pd.DataFrame({"source": ["a"], "target": ["zz"]}).to_csv(tmp_path / "g.csv", index=False)
     assert_one_line_error(invoke("evaluate", tmp_path / "samples.npz", "--truth",
                                  tmp_path / "g.csv"), "zz", "g.csv")
+
+
+# ---- the bad inputs of issue 34: each answered by a one-line error before any output -------
+
+def write(path, text):
+    path.write_text(text)
+    return path
+
+
+def data_text(rows=6):
+    values = np.random.default_rng(1).normal(size=(rows, 3)).round(3)
+    return "a,b,c\n" + "\n".join(",".join(map(str, row)) for row in values) + "\n"
+
+
+def test_unquoted_thousands_separators_are_refused_naming_the_line(tmp_path, no_fit):
+    path = write(tmp_path / "d.csv", "a,b,c\n1,53,456,2\n2,3,4\n3,5,6\n")
+    assert_one_line_error(invoke("fit", path, "--out", tmp_path / "out"), "line 2",
+                          "thousands")
+    assert not (tmp_path / "out").exists()
+
+
+def test_quoted_thousands_and_decimal_commas_read_with_their_options(tmp_path):
+    quoted = write(tmp_path / "q.csv", 'a,b\n"1,000",2\n"2,500",3\n3,4\n')
+    assert read_table(quoted, thousands=",")["a"].tolist() == [1000, 2500, 3]
+    commas = write(tmp_path / "c.csv", "a;b\n1,5;2\n2,25;3\n")
+    assert read_table(commas, sep=";", decimal=",")["a"].tolist() == [1.5, 2.25]
+
+
+@pytest.mark.parametrize("text, sep, fragments", [
+    ("a,b,c\n1,2,3\n2,abc,4\n3,4,5\n4,5,7\n", ",", ["'b'", "row 1", "'abc'", "typo"]),
+    ('a,b,c\n1,"53,456",3\n2,3,4\n3,4,5\n4,5,7\n', ",", ["'53,456'", "--thousands"]),
+    ("a;b;c\n1,5;2;3\n2,5;3;4\n3;4;5\n4;5;7\n", ";", ["'1,5'", "--decimal"]),
+])
+def test_a_value_that_is_not_a_number_is_named_with_its_row_and_fix(tmp_path, no_fit, text,
+                                                                    sep, fragments):
+    path = write(tmp_path / "d.csv", text)
+    result = invoke("fit", path, "--sep", sep, "--out", tmp_path / "out")
+    assert_one_line_error(result, *fragments)
+    assert "get_dummies" not in result.output
+
+
+def test_repeated_column_names_are_refused_as_the_api_does(tmp_path, no_fit):
+    path = write(tmp_path / "d.csv", "a,a,b\n1,2,3\n4,5,7\n1,1,2\n")
+    assert_one_line_error(invoke("fit", path), "repeats", "'a'")
+
+
+def test_no_header_on_a_file_with_a_header_names_the_header_row(tmp_path, no_fit):
+    path = write(tmp_path / "d.csv", data_text())
+    assert_one_line_error(invoke("fit", path, "--no-header"), "header row", "--no-header")
+
+
+def test_a_tab_separator_on_a_comma_file_suggests_the_comma(tmp_path, no_fit):
+    path = write(tmp_path / "d.csv", data_text())
+    assert_one_line_error(invoke("fit", path, "--sep", "tab"), "--sep ','")
+
+
+@pytest.mark.parametrize("option", ["--require", "--forbid"])
+def test_an_empty_knowledge_file_names_the_option_and_the_file(tmp_path, no_fit, option):
+    path = write(tmp_path / "d.csv", data_text())
+    empty = write(tmp_path / "edges.csv", "")
+    result = invoke("fit", path, option, empty, "--out", tmp_path / "out")
+    assert_one_line_error(result, option, "edges.csv", "empty", "source,target")
+    assert not (tmp_path / "out").exists() and "Fitting" not in result.output
+
+
+def test_an_empty_truth_file_names_the_option_and_the_file(tmp_path):
+    from prodag.cli.files import read_graph
+    from prodag.validation import DataError
+
+    empty = write(tmp_path / "truth.csv", "")
+    with pytest.raises(DataError, match="--truth .*truth.csv is empty"):
+        read_graph(empty, VARIABLES)
+
+
+@pytest.mark.parametrize("seed", ["99999999999999999999", "4294967296", "-1"])
+def test_a_seed_out_of_range_is_a_usage_error_naming_seed(tmp_path, no_fit, seed):
+    path = write(tmp_path / "d.csv", data_text())
+    result = invoke("fit", path, "--seed", seed)
+    assert result.exit_code == 2 and "--seed" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_bad_setting_stops_before_anything_is_printed_or_created(tmp_path, no_fit):
+    path = write(tmp_path / "d.csv", data_text(rows=2))
+    result = invoke("fit", path, "--out", tmp_path / "out")
+    assert_one_line_error(result, "2 sample(s)", "at least 3")
+    assert "Fitting" not in result.output and not (tmp_path / "out").exists()
+
+
+def test_simulate_refuses_what_cannot_fit_in_memory(tmp_path):
+    result = invoke("simulate", "--p", 100000, "--edges", 10, "--n", 10, "--out", tmp_path / "s")
+    assert_one_line_error(result, "--p 100000", "memory", "lower --p")
+    assert not (tmp_path / "s").exists()
+
+
+def test_an_out_folder_with_other_files_is_refused_before_the_fit(tmp_path, no_fit):
+    path = write(tmp_path / "d.csv", data_text())
+    (tmp_path / "out").mkdir()
+    write(tmp_path / "out" / "notes.txt", "mine")
+    assert_one_line_error(invoke("fit", path, "--out", tmp_path / "out"), "notes.txt")
+    assert (tmp_path / "out" / "notes.txt").read_text() == "mine"
+
+
+def test_results_folder_replaces_a_folder_whole_or_leaves_it(tmp_path):
+    from prodag.cli.results import results_folder
+
+    out = tmp_path / "out"
+    out.mkdir()
+    write(out / "summary.json", "old")
+    write(out / "graph.png", "old")
+    with pytest.raises(RuntimeError):
+        with results_folder(out, ["summary.json", "graph.png"]) as folder:
+            write(folder / "summary.json", "new")
+            raise RuntimeError("stopped half-way")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert (out / "summary.json").read_text() == "old"
+    with results_folder(out, ["summary.json", "graph.png"]) as folder:
+        write(folder / "summary.json", "new")
+    assert sorted(p.name for p in out.iterdir()) == ["summary.json"]
+    assert (out / "summary.json").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]

@@ -109,3 +109,28 @@ def test_the_linear_sems_data_starts_follow_the_top_down_and_the_searched_orders
     np.testing.assert_allclose(scale_free["W"], linear_start(X, noise, order=best_order(X)))
     assert not np.allclose(scale_free["W"], top_down["W"])
     assert not np.allclose(searched["W"], top_down["W"])
+
+
+def test_the_top_down_order_matches_one_regression_per_variable_and_place():
+    from prodag.order_search import conditional_variance, top_down_order
+
+    rng = np.random.default_rng(3)
+    for p, n in ((6, 50), (12, 30)):
+        X = rng.normal(size=(n, p)) @ rng.normal(size=(p, p))
+        covariance = np.cov(X.T)
+        noise = rng.uniform(0.5, 2.0, size=p)
+        placed, remaining = [], list(range(p))
+        for _ in range(p):
+            scores = [conditional_variance(covariance, k, placed) / noise[k] for k in remaining]
+            placed.append(remaining.pop(int(np.argmin(scores))))
+        np.testing.assert_array_equal(top_down_order(covariance, noise), placed)
+
+
+def test_beyond_the_searched_size_best_order_returns_its_first_order(monkeypatch):
+    from prodag import order_search
+
+    X = np.random.default_rng(0).normal(size=(40, 5))
+    covariance = (X - X.mean(0)).T @ (X - X.mean(0)) / 40
+    monkeypatch.setattr(order_search, "SEARCHED_UP_TO", 4)
+    np.testing.assert_array_equal(order_search.best_order(X, np.ones(5)),
+                                  order_search.top_down_order(covariance, np.ones(5)))

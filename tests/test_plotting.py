@@ -104,3 +104,19 @@ def test_reliability_diagram_draws_the_bins_and_names_the_error():
     ax = fig.axes[0]
     assert len(ax.collections[0].get_offsets()) == 4  # four filled bins
     assert "ProDAG: ECE 0.183" in ax.get_legend().get_texts()[0].get_text()
+
+
+def test_a_heatmap_of_many_variables_stays_legible():
+    from prodag.plotting import plot_edge_probabilities
+
+    for p in (50, 150):
+        names = [f"v{j}" for j in range(p)]
+        figure = plot_edge_probabilities(np.zeros((p, p)), names, truth_name="the 18-edge graph")
+        width, height = figure.get_size_inches()
+        axes = figure.axes[0]
+        labels = axes.get_xticklabels()
+        assert width <= 13 and height <= 13
+        points_per_label = width * 72 * 0.85 / len(labels)
+        assert all(label.get_fontsize() <= points_per_label for label in labels)
+        assert min(label.get_fontsize() for label in labels) >= 5
+        assert "the 18-edge graph" not in axes.get_title()  # no true graph given, no boxes

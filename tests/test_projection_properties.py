@@ -67,3 +67,45 @@ def test_adversarial_inputs(method):
     np.testing.assert_array_equal(np.asarray(project(zeros, 1.0, method=method)), zeros)
     single = np.array([[[4.0]]], np.float32)
     np.testing.assert_array_equal(np.asarray(project(single, method=method)), [[[0.0]]])
+
+
+def l1_reference(v: np.ndarray, lam: float) -> np.ndarray:
+    """The ℓ1-ball projection of one flat vector by sorting (Duchi et al., 2008), in exact
+    rational arithmetic on the gaps to the largest magnitude (an oracle free of rounding)."""
+    from fractions import Fraction
+
+    magnitudes = [Fraction(float(x)) for x in np.abs(v)]
+    if sum(magnitudes) <= Fraction(lam):
+        return v.astype(np.float64)
+    top = max(magnitudes)
+    gaps = sorted(top - m for m in magnitudes)
+    total, tau = Fraction(0), None
+    for k, gap in enumerate(gaps, start=1):
+        total += gap
+        if k * gap - total < Fraction(lam):  # entry k is kept: gap_k < (Σ_{≤k} gap + λ) / k
+            tau = (total + Fraction(lam)) / k
+    kept = [max(tau - (top - m), Fraction(0)) for m in magnitudes]
+    return np.sign(v) * np.array([float(x) for x in kept])
+
+
+@settings(max_examples=20, deadline=None)
+@given(dtype=st.sampled_from([np.float32, np.float64]),
+       values=arrays(np.float64, (2, 3, 3), elements=VALUES),
+       exponent=st.floats(-12, 1))
+def test_the_l1_projection_is_exact_for_every_radius_down_to_1e_12(dtype, values, exponent):
+    from prodag.projection.l1 import l1_ball_projection
+
+    lam = 10.0 ** exponent
+    W = values.astype(dtype)
+    with jax.enable_x64(dtype == np.float64):
+        projected = np.asarray(l1_ball_projection(W, lam))
+    assert projected.dtype == dtype
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    for sample, result in zip(W, projected):
+        expected = l1_reference(sample.ravel(), float(np.asarray(lam, dtype)))
+        scale = min(float(np.asarray(lam, dtype)), np.abs(sample).sum())
+        np.testing.assert_allclose(result.ravel(), expected, rtol=0,
+                                   atol=tolerance * max(scale, np.abs(sample).max() * (
+                                       np.abs(sample).sum() <= lam)))
+        assert np.abs(result).sum() <= float(np.asarray(lam, dtype)) * (1 + 4 * tolerance) \
+            or np.array_equal(result, sample)

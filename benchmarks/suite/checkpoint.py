@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 
@@ -27,9 +28,12 @@ class Checkpoint:
                 if row["method"] == method and all(row.get(k) == v for k, v in keys.items())]
 
     def save(self, rows: list[dict]) -> None:
-        """Write the rows gathered so far (all of them, resumed ones included)."""
+        """Write the rows gathered so far (all of them, resumed ones included), through a
+        temporary file renamed over the old one: an interrupt never leaves half a file."""
         if self.path is not None:
-            self.path.write_text(json.dumps(rows, default=float) + "\n")
+            temporary = self.path.with_name(self.path.name + ".tmp")
+            temporary.write_text(json.dumps(rows, default=float) + "\n")
+            os.replace(temporary, self.path)
 
     def remove(self) -> None:
         """Delete the file: the run it served has finished."""

@@ -270,6 +270,8 @@ class ProDAG(ParameterProtocol):
             validation.check_positive("lam", self.lam, allow_inf=True)
         for name in ("n_samples", "max_epochs", "patience", "steps_per_epoch", "n_lambdas"):
             validation.check_integer(name, getattr(self, name), minimum=1)
+        if self.seed is not None:
+            validation.check_seed(self.seed)
         if self.n_restarts is not None:
             validation.check_integer("n_restarts", self.n_restarts, minimum=1)
         validation.check_integer("n_chains", self.n_chains, minimum=1)
@@ -349,7 +351,7 @@ class ProDAG(ParameterProtocol):
         self._check_fitted()
         n = validation.check_integer("n", n, minimum=1)
         key = (jax.random.fold_in(jax.random.PRNGKey(self.seed_), SAMPLE_STREAM) if seed is None
-               else jax.random.PRNGKey(validation.check_integer("seed", seed, minimum=0)))
+               else jax.random.PRNGKey(validation.check_seed(seed)))
         sampler = fitting.sampler(self._config())
 
         def sample(k, key, m):
@@ -417,7 +419,7 @@ class ProDAG(ParameterProtocol):
         A model fitted with conditions needs each row's condition (one of ``conditions_``):
         its intercepts are those of that condition."""
         self._check_fitted()
-        data = validation.check_rows("X", X, self.n_features_in_)
+        data = validation.check_rows("X", X, self.n_features_in_, self.columns_)
         offsets = self._condition_offsets(conditions, len(data))
         weights = jax.tree.map(jnp.asarray, self._draw(n_samples, seed)[0])
         Z = jnp.asarray((data - offsets - self.mean_) / self.scale_, self._dtype())

@@ -146,16 +146,28 @@ def _index(value, names: list[str], what: str) -> int:
                          f"{', '.join(names)}")
 
 
+def _read_table(path: Path, what: str, header: str) -> pd.DataFrame:
+    """The CSV file ``path`` of ``what`` as strings; a missing, empty or unreadable file is a
+    ``KnowledgeError`` naming it and the header it needs."""
+    if not path.is_file():
+        raise KnowledgeError(f"{what}: no file {path}")
+    try:
+        return pd.read_csv(path, dtype=str, skipinitialspace=True)
+    except pd.errors.EmptyDataError:
+        raise KnowledgeError(f"{what}: the file {path} is empty; it needs a header row "
+                             f"{header} and one row per entry") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as error:
+        raise KnowledgeError(f"{what}: could not read {path} as a CSV table with the header "
+                             f"{header}: {' '.join(str(error).split())}") from None
+
+
 def _edges(kind: str, edges, names: list[str]) -> tuple[Edge, ...]:
     """``edges`` (pairs, a DataFrame with source/target columns, or a CSV path) as sorted,
     distinct index pairs."""
     if edges is None:
         return ()
     if isinstance(edges, (str, Path)):
-        path = Path(edges)
-        if not path.is_file():
-            raise KnowledgeError(f"{kind} edges: no file {path}")
-        edges = pd.read_csv(path, dtype=str, skipinitialspace=True)
+        edges = _read_table(Path(edges), f"{kind} edges", "source,target")
     if isinstance(edges, pd.DataFrame):
         columns = {str(c).strip().lower(): c for c in edges.columns}
         if not {"source", "target"} <= set(columns):
@@ -177,10 +189,7 @@ def _tiers(tiers, names: list[str]) -> tuple[tuple[int, ...], ...]:
     if tiers is None:
         return ()
     if isinstance(tiers, (str, Path)):
-        path = Path(tiers)
-        if not path.is_file():
-            raise KnowledgeError(f"tiers: no file {path}")
-        tiers = pd.read_csv(path, dtype=str, skipinitialspace=True)
+        tiers = _read_table(Path(tiers), "tiers", "variable,tier")
     if isinstance(tiers, pd.DataFrame):
         columns = {str(c).strip().lower(): c for c in tiers.columns}
         if not {"variable", "tier"} <= set(columns):

@@ -28,7 +28,8 @@ table ``prodag.metrics.METRICS`` (this name is kept for existing callers)."""
 
 def plot_edge_probabilities(probs, variables: Sequence[str] | None = None, ax: Axes | None = None,
                             true_graph=None, annotate: bool | None = None,
-                            title: str | None = "Posterior edge probabilities") -> Figure:
+                            title: str | None = "Posterior edge probabilities",
+                            truth_name: str = "true edges") -> Figure:
     """Heatmap of posterior edge probabilities; cell ``[j, k]`` is the edge ``j → k``.
 
     Args:
@@ -40,18 +41,25 @@ def plot_edge_probabilities(probs, variables: Sequence[str] | None = None, ax: A
             ``variables``; its edges are outlined in black.
         annotate: write each probability in its cell; by default only when ``p ≤ 25``.
         title: axes title (``None`` for none).
+        truth_name: what the boxes mark, named in the title (e.g. which consensus graph).
 
     Returns:
-        The figure drawn on.
+        The figure drawn on. Cells shrink so that the figure stays within about 12 inches,
+        and beyond ``LABELLED_UP_TO`` variables only every k-th label is written, so labels
+        stay legible at any ``p``.
     """
     probs, variables = _probabilities_and_names(probs, variables)
     p = probs.shape[0]
-    fig, ax = _figure_and_axes(ax, figsize=(1.6 + 0.5 * max(p, 6), 1.0 + 0.45 * max(p, 6)))
+    cell = _cell_inches(p)
+    fig, ax = _figure_and_axes(ax, figsize=(1.6 + cell * max(p, 6), 1.0 + 0.9 * cell * max(p, 6)))
     image = ax.imshow(probs, cmap="Blues", vmin=0.0, vmax=1.0, interpolation="nearest")
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="P(edge)")
-    ax.set_xticks(range(p), variables, rotation=90 if p > 12 else 45,
+    every = max(1, -(-p // LABELLED_UP_TO))
+    ticks = list(range(0, p, every))
+    names = [variables[j] for j in ticks]
+    ax.set_xticks(ticks, names, rotation=90 if p > 12 else 45,
                   ha="center" if p > 12 else "right", fontsize=_tick_size(p))
-    ax.set_yticks(range(p), variables, fontsize=_tick_size(p))
+    ax.set_yticks(ticks, names, fontsize=_tick_size(p))
     ax.set_xlabel("target (child)")
     ax.set_ylabel("source (parent)")
     if annotate if annotate is not None else p <= 25:
@@ -66,7 +74,7 @@ def plot_edge_probabilities(probs, variables: Sequence[str] | None = None, ax: A
             ax.add_patch(Rectangle((k - 0.5, j - 0.5), 1, 1, fill=False, edgecolor="black",
                                    linewidth=1.8))
         if title:
-            title = f"{title}\n(boxed: true edges)"
+            title = f"{title}\n(boxed: {truth_name})"
     if title:
         ax.set_title(title)
     return fig
@@ -283,5 +291,15 @@ def _cell_text(value: float) -> str:
     return "0" if value < 0.005 else f"{value:.2f}".lstrip("0")
 
 
+LABELLED_UP_TO = 60
+"""Heatmaps label every variable up to this many, else every k-th one."""
+
+
+def _cell_inches(p: int) -> float:
+    """Side of a heatmap cell: 0.5 inch, smaller beyond 22 variables (figure ≤ ~12 inches)."""
+    return min(0.5, 11.0 / max(p, 6))
+
+
 def _tick_size(p: int) -> int:
-    return 10 if p <= 12 else 8 if p <= 25 else 6
+    """Label size in points: at most 10, and no taller than about half a cell."""
+    return max(5, min(10, int(0.5 * 72 * _cell_inches(p) * max(1, -(-p // LABELLED_UP_TO)))))

@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag import chains, fitting, mixture, preprocessing, selection, validation
+from prodag import chains, diagnostics, fitting, mixture, preprocessing, selection, validation
 from prodag import interventions as interventions_module
 from prodag.initialization import noise_variance_start
 from prodag.knowledge import Knowledge
@@ -70,10 +70,12 @@ class Posterior(NamedTuple):
 def preprocess(settings, X, X_val, interventions, conditions) -> Prepared:
     """Check the data, centre them (within conditions), hide intervened activity, divide by
     ``prodag.preprocessing.fit_scale``; warn about outliers and columns on other scales."""
-    data, columns = validation.check_data(X)
+    data, columns = validation.check_data(X, min_rows=validation.MIN_FIT_ROWS)
     validation.warn_outliers(data, columns, heavy_tailed=settings.likelihood == "student")
     n, p = data.shape
-    val = None if X_val is None else validation.check_rows("X_val", X_val, p)
+    diagnostics.warn_few_rows(n, p)
+    diagnostics.warn_collinear(data, columns)
+    val = None if X_val is None else validation.check_rows("X_val", X_val, p, columns)
     if X_val is not None and (settings.lam is not None or settings.select_by != "validation"):
         warnings.warn("X_val is used only to choose lam with select_by='validation'; it is "
                       "ignored here.", UserWarning, stacklevel=4)
@@ -91,8 +93,8 @@ def preprocess(settings, X, X_val, interventions, conditions) -> Prepared:
         labels = interventions_module.condition_labels(conditions, mask, groups, columns)
     knowledge = Knowledge.create(columns, settings.forbidden, settings.required,
                                  settings.tiers, settings.forbid_within_tiers)
-    seed = int(settings.seed if settings.seed is not None
-               else np.random.SeedSequence().entropy % (2 ** 31))
+    seed = (validation.check_seed(settings.seed) if settings.seed is not None
+            else int(np.random.SeedSequence().entropy % (2 ** 31)))
     if settings.intervention_kind == "activity" and mask is not None:
         data = interventions_module.hide_intervened(data, mask)
     learn_noise = isinstance(settings.noise_variance, str)

@@ -17,7 +17,12 @@ class Progress:
         if enabled:
             from tqdm.auto import tqdm
 
-            self.bar = tqdm(total=total, desc="ProDAG", unit="fit", leave=False)
+            self.bar = tqdm(total=total, desc="ProDAG", unit="fit", leave=False,
+                            bar_format=self.BAR_FORMAT, dynamic_ncols=True)
+
+    BAR_FORMAT = "{desc} {n_fmt}/{total_fmt} {bar:8} {elapsed}{postfix}"
+    """Short fixed parts and an 8-character bar, so the stage and the epoch fit on an
+    80-column line."""
 
     def set_total(self, total: int) -> None:
         """The number of fits, once it is known (the bar starts without one)."""
@@ -31,7 +36,7 @@ class Progress:
 
     def update(self, epoch: int, objective: float) -> None:
         if self.bar is not None:
-            self.bar.set_postfix(epoch=epoch, objective=f"{objective:.4f}")
+            self.bar.set_postfix_str(f"epoch {epoch}, loss {objective:.4g}")
 
     def fit_done(self) -> None:
         if self.bar is not None:

@@ -3,12 +3,15 @@
 ``check_data`` turns a user's table into a float64 ``(n, p)`` array plus column names, and
 raises :class:`DataError` (a ``ValueError``) naming the offending rows or columns otherwise.
 The ``check_*`` helpers validate scalar and vector parameters of the estimator and the CLI.
-Pure numpy/pandas: importing this module does not start JAX.
+Pure numpy/pandas: importing this module does not start JAX. Warnings about data that can
+be fitted but deserve a look (outliers, duplicated columns, few rows) are in
+``prodag.diagnostics`` (``outliers`` and ``warn_outliers`` are importable from here too).
 """
 
 from __future__ import annotations
 
 import numbers
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -16,6 +19,9 @@ import numpy as np
 import pandas as pd
 
 _MAX_NAMES_SHOWN = 8
+MIN_FIT_ROWS = 3
+"""The fewest rows ``ProDAG.fit`` accepts: with two, the centred data have one direction
+only, so every pair of variables is perfectly correlated."""
 
 
 class DataError(ValueError):
@@ -41,7 +47,7 @@ def check_data(X, *, min_rows: int = 2) -> tuple[np.ndarray, list[str]]:
     X : numpy array, list of lists or pandas DataFrame of shape (n, p)
         One row per observation, one column per variable. Boolean columns count as 0/1.
     min_rows : int
-        The fewest rows accepted (at least 2).
+        The fewest rows accepted (at least 2; ``ProDAG.fit`` asks ``MIN_FIT_ROWS``).
 
     Returns
     -------
@@ -104,8 +110,10 @@ def _check_shape(shape: tuple[int, ...], min_rows: int) -> None:
                         "that rows are observations and columns are variables.")
     n, p = shape
     if n < min_rows:
-        raise DataError(f"The data has {n} sample(s) (rows) but at least {min_rows} are needed. "
-                        "Provide "
+        raise DataError(f"The data has {n} sample(s) (rows) but at least {min_rows} are needed"
+                        + (" (with 2, every pair of centred variables is perfectly correlated "
+                           "and the posterior says nothing about the graph)" if n == 2 else "")
+                        + ". Provide "
                         "more observations (rows are observations, columns are variables; "
                         "transpose the table if it is the other way round).")
     if p < 2:
@@ -152,10 +160,26 @@ def _stack_numeric_columns(columns: list[np.ndarray], names: list[str]) -> np.nd
                 raise TypeError
             converted.append(np.asarray(column, dtype=np.float64))
         except (TypeError, ValueError):
-            bad.append(name)
+            bad.append((name, column))
     if bad:
         _raise_non_numeric(bad)
     return np.stack(converted, axis=1)
+
+
+THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d*)?$")
+"""A number written with comma thousands separators: ``53,456`` or ``1,234,567.5``."""
+DECIMAL_COMMA = re.compile(r"^[+-]?\d*,\d+([eE][+-]?\d+)?$")
+"""A number written with a decimal comma: ``3,14``."""
+
+
+def _not_a_number(value) -> bool:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return False
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return True
+    return isinstance(value, (complex, np.complexfloating))
 
 
 def _reject_complex(names: list[str]) -> None:
@@ -164,11 +188,42 @@ def _reject_complex(names: list[str]) -> None:
                         "complex numbers. Pass real values (e.g. the real part or the modulus).")
 
 
-def _raise_non_numeric(bad: list[str]) -> None:
+def _raise_non_numeric(bad: list[tuple[str, np.ndarray]]) -> None:
+    """Name each non-numeric column with its first non-number (row, value) and the fix that
+    fits it: thousands separators, a decimal comma, categories, or a typo."""
+    parts, hints = [], []
+    for name, column in bad[:_MAX_NAMES_SHOWN]:
+        values = np.asarray(column, dtype=object)
+        dates = np.asarray(column).dtype.kind in "mM" or any(
+            hasattr(value, "isoformat") or hasattr(value, "total_seconds") for value in values)
+        rows = [] if dates else [i for i, value in enumerate(values) if _not_a_number(value)]
+        if not rows:  # datetimes, timedeltas
+            parts.append(f"{str(name)!r} (dates or durations)")
+            hints.append("convert dates and durations to numbers (e.g. seconds) or drop them")
+            continue
+        first = values[rows[0]]
+        parts.append(f"{str(name)!r} (row {rows[0]}: {str(first)[:30]!r}"
+                     + (f", and {len(rows) - 1} more row(s))" if len(rows) > 1 else ")"))
+        text = str(first).strip()
+        if THOUSANDS.match(text):
+            hints.append(f"{text!r} has thousands separators: remove them, e.g. "
+                         "pandas.read_csv(..., thousands=',') (prodag fit --thousands ',')")
+        elif DECIMAL_COMMA.match(text):
+            hints.append(f"{text!r} has a decimal comma: read it with "
+                         "pandas.read_csv(..., decimal=',') (prodag fit --decimal ',')")
+        elif len(rows) > len(values) / 2:
+            hints.append(f"{str(name)!r} holds categories: encode it as numbers (e.g. "
+                         "pandas.get_dummies or category codes) or drop it")
+        else:
+            hints.append(f"{str(first)[:30]!r} in {str(name)!r} looks like a typo or a "
+                         "missing-value marker: correct it, or leave the cell empty and "
+                         "drop the row")
+    more = f" and {len(bad) - _MAX_NAMES_SHOWN} more" if len(bad) > _MAX_NAMES_SHOWN else ""
+    unique_hints = list(dict.fromkeys(hints))
     raise NonNumericDataError(
-        f"{len(bad)} column(s) are not numeric: {_format_names(bad)} (a value's float() argument "
-        "must be a string or a real number). prodag models continuous variables: encode these "
-        "columns as numbers (e.g. pandas.get_dummies or category codes) or drop them.")
+        f"{len(bad)} column(s) are not numeric: {', '.join(parts)}{more} (rows count from 0, "
+        f"the header not counted). prodag models continuous variables: "
+        + "; ".join(unique_hints) + ".")
 
 
 def _check_finite(data: np.ndarray, names: list[str]) -> None:
@@ -194,58 +249,6 @@ def _check_not_constant(data: np.ndarray, names: list[str]) -> None:
         raise DataError(f"{len(constant)} column(s) are constant: {_format_names(constant)}. "
                         "A constant variable carries no information about the graph and "
                         "cannot be standardised: drop these columns.")
-
-
-OUTLIER_ROBUST_SDS = 10.0
-"""``warn_outliers`` flags values farther than this many robust standard deviations from
-their column's median."""
-
-
-class OutlierWarning(UserWarning):
-    """Some values lie far outside the rest of their column."""
-
-
-def outliers(data: np.ndarray, limit: float = OUTLIER_ROBUST_SDS) -> np.ndarray:
-    """``(row, column)`` index pairs ``(m, 2)`` of the values of ``data (n, p)`` farther than
-    ``limit`` robust standard deviations from their column's median. The robust standard
-    deviation is 1.4826 × the median absolute deviation, or, where half a column or more
-    shares one value, IQR / 1.349 (columns where that is 0 too are not checked)."""
-    median = np.median(data, axis=0)
-    spread = 1.4826 * np.median(np.abs(data - median), axis=0)
-    q75, q25 = np.percentile(data, [75, 25], axis=0)
-    spread = np.where(spread > 0, spread, (q75 - q25) / 1.349)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        distance = np.abs(data - median) / spread
-    far = np.where(spread > 0, distance, 0.0) > limit
-    return np.argwhere(far)
-
-
-def warn_outliers(data: np.ndarray, names: list[str], limit: float = OUTLIER_ROBUST_SDS,
-                  heavy_tailed: bool = False) -> np.ndarray:
-    """Warn (``OutlierWarning``) naming the rows and columns of ``outliers(data, limit)``; a
-    Gaussian SEM bends its weights towards such values (``heavy_tailed``: the fit's Student-t
-    noise down-weights them, and the warning says so). Returns those pairs."""
-    found = outliers(data, limit)
-    if len(found):
-        shown = ", ".join(f"row {i} column {names[j]} ({data[i, j]:.4g})"
-                          for i, j in found[:_MAX_NAMES_SHOWN])
-        more = f" and {len(found) - _MAX_NAMES_SHOWN} more" if len(found) > \
-            _MAX_NAMES_SHOWN else ""
-        import warnings
-
-        columns = np.unique(found[:, 1])
-        skewed = bool(np.all(data[:, columns] > 0))
-        advice = ("The Student-t likelihood down-weights them; check them all the same"
-                  if heavy_tailed else
-                  "The Gaussian model bends towards such values (a spurious or a lost "
-                  "edge); check them, drop those rows, or fit with likelihood='student' "
-                  "(prodag fit --likelihood student), before trusting the posterior")
-        warnings.warn(f"{len(found)} value(s) lie more than {limit:g} robust standard "
-                      f"deviations from their column's median: {shown}{more}. {advice}"
-                      + ("; for positive data spanning orders of magnitude, fit their "
-                         "logarithms (prodag fit --log-transform)." if skewed else "."),
-                      OutlierWarning, stacklevel=3)
-    return found
 
 
 class NoiseScaleWarning(UserWarning):
@@ -332,6 +335,40 @@ def check_integer(name: str, value, *, minimum: int | None = None,
     return value
 
 
+SEED_LIMIT = 2 ** 32
+"""Seeds are integers in ``[0, SEED_LIMIT)``: what ``jax.random.PRNGKey`` takes whole."""
+
+
+def check_seed(value, name: str = "seed") -> int:
+    """``value`` as an int seed in ``[0, 2³²)``; a ``ValueError`` naming ``name`` otherwise
+    (a float such as 1.5, a string, or an integer out of range is not silently changed)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer in [0, 2**32) or None, got {value!r} of "
+                         f"type {type(value).__name__}.")
+    if not 0 <= int(value) < SEED_LIMIT:
+        raise ValueError(f"{name} must be in [0, 2**32 - 1 = {SEED_LIMIT - 1}], got {value}.")
+    return int(value)
+
+
+def _columns_by_name(name: str, frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """``frame``'s columns in the order of ``columns``; ``DataError`` unless they are the
+    same names."""
+    given = list(frame.columns)
+    if given == columns:
+        return frame
+    missing = [c for c in columns if c not in given]
+    unexpected = [c for c in given if c not in columns]
+    if missing or unexpected or len(given) != len(columns):
+        raise DataError(
+            f"{name}'s column names must be the variables the model was fitted on "
+            f"({_format_names(columns)})"
+            + (f"; missing: {_format_names(missing)}" if missing else "")
+            + (f"; not fitted: {_format_names(unexpected)}" if unexpected else "")
+            + (f"; repeated names" if not (missing or unexpected) else "")
+            + ". Rename or select the columns (or pass a numpy array, read by position).")
+    return frame[columns]
+
+
 def check_choice(name: str, value, choices: Iterable):
     """``value`` if it is one of ``choices``; otherwise a ``ValueError`` listing them."""
     choices = list(choices)
@@ -372,8 +409,15 @@ def check_positive_vector(name: str, value, length: int) -> np.ndarray:
     return vector
 
 
-def check_rows(name: str, X, p: int) -> np.ndarray:
-    """``X`` as a finite float ``(m, p)`` array with ``m ≥ 1`` (rows to score or predict)."""
+def check_rows(name: str, X, p: int, columns: Sequence[str] | None = None) -> np.ndarray:
+    """``X`` as a finite float ``(m, p)`` array with ``m ≥ 1`` (rows to score or predict).
+
+    A DataFrame with string column names is matched to ``columns`` (the fitted variables) by
+    name, in any order; other names raise ``DataError`` naming the missing and the unexpected
+    ones (as scikit-learn does). Arrays, and frames without string names, go by position."""
+    if columns is not None and isinstance(X, pd.DataFrame) and \
+            all(isinstance(c, str) for c in X.columns):
+        X = _columns_by_name(name, X, [str(c) for c in columns])
     try:
         data = np.asarray(X, dtype=float)
     except (TypeError, ValueError):
@@ -391,3 +435,6 @@ def check_rows(name: str, X, p: int) -> np.ndarray:
         raise DataError(f"{name} contains NaN or infinite values; impute or drop "
                                    "those rows first.")
     return data
+
+
+from prodag.diagnostics import OUTLIER_ROBUST_SDS, OutlierWarning, outliers, warn_outliers  # noqa: E402,F401,E501

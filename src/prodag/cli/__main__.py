@@ -1,5 +1,5 @@
 """``python -m prodag.cli``: the ``prodag`` command."""
 
-from prodag.cli.application import main
+from prodag.cli import main
 
 main()

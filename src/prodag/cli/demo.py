@@ -9,14 +9,18 @@ import typer
 
 from prodag.cli import options as o
 from prodag.cli.errors import friendly_errors
-from prodag.cli.files import log_transform, prepare_out
-from prodag.cli.results import (RESULT_FILES, echo_done, fit_posterior, lam_used, write_json,
-                                write_results)
+from prodag.cli.files import log_transform
+from prodag.cli.results import (RESULT_FILES, check_out, echo_done, fit_posterior, lam_used,
+                                results_folder, write_json, write_results)
 from prodag.cli.tables import (echo_chains, posterior_metrics, print_edges,
                                print_metrics_table, ranked_edges)
 
 PAPER_SACHS_ROW = {"brier": 16.0, "eshd": 18.0, "ef1": 24.0, "auroc": 60.0}
 """ProDAG's row of Table 2 of the paper (Sachs data, 18-edge consensus graph)."""
+
+
+DEMO_FILES = [*RESULT_FILES.values(), "metrics.json"]
+"""The files of a ``prodag demo`` results folder."""
 
 
 @friendly_errors
@@ -29,7 +33,7 @@ def demo(
     n_samples: o.NSamplesOption = o.API["n_samples"],
     max_epochs: o.MaxEpochsOption = o.API["max_epochs"],
     seed: Annotated[int, typer.Option(
-        min=0, help="Random seed of the fit and the sampling.")] = 0,
+        min=0, max=2 ** 32 - 1, help="Random seed of the fit and the sampling.")] = 0,
     prune: o.PruneOption = 0.1,
     sem: Annotated[o.DemoSem, typer.Option(
         help="'linear', or 'additive' (each edge a strength times a learned piecewise-linear "
@@ -68,7 +72,7 @@ def demo(
     """
     from prodag import datasets
 
-    prepare_out(out)
+    check_out(out, DEMO_FILES)
     sachs = datasets.load_sachs()
     variables = list(sachs.variables)
     frame = log_transform(sachs.data[variables])
@@ -84,24 +88,35 @@ def demo(
         frame, targets, labels, sem=sem.value, lam=o.parse_lam(lam), n_samples=n_samples,
         max_epochs=max_epochs, seed=seed, standardize=True, prune=prune,
         intervention_kind="activity" if conditions else "do", progress=progress)
-    results = write_results(estimator, variables, out, threshold=threshold, n_draws=o.N_DRAWS,
-                            truth=sachs.graph)
+    with results_folder(out, DEMO_FILES) as folder:
+        results = write_results(estimator, variables, folder, threshold=threshold,
+                                n_draws=o.N_DRAWS, truth=sachs.graph,
+                                truth_name="edges of the 18-edge consensus graph")
+        scores = {"ProDAG vs 18-edge graph": posterior_metrics(results["samples"], sachs.graph),
+                  "ProDAG vs 17-edge DAG": posterior_metrics(results["samples"],
+                                                             sachs.graph_dag),
+                  "paper, ProDAG (18-edge)": PAPER_SACHS_ROW}
+        write_metrics(folder, scores, seconds=seconds, estimator=estimator,
+                      interventions=interventions, conditions=conditions, sem=sem.value,
+                      seed=seed)
     ranked = ranked_edges(results["probabilities"], variables, results["samples"],
                           truth=sachs.graph)
-    scores = {"ProDAG vs 18-edge graph": posterior_metrics(results["samples"], sachs.graph),
-              "ProDAG vs 17-edge DAG": posterior_metrics(results["samples"], sachs.graph_dag),
-              "paper, ProDAG (18-edge)": PAPER_SACHS_ROW}
-    write_json(out / "metrics.json", {
-        "fit_seconds": round(seconds, 2), "lam_used": lam_used(estimator),
-        "preprocessing": "log, then standardise", "interventions": interventions,
-        "conditions": conditions, "sem": sem.value, "seed": seed,
-        "graph_18_edges": scores["ProDAG vs 18-edge graph"],
-        "graph_17_edges_dag": scores["ProDAG vs 17-edge DAG"], "paper_18_edges": PAPER_SACHS_ROW,
-        "chains": estimator.diagnostics_})
-    print_edges(ranked, threshold, top=20)
+    print_edges(ranked, threshold, top=20, truth_name="18-edge consensus graph")
     echo_chains(estimator.diagnostics_)
-    echo_done(seconds, estimator, out, [*RESULT_FILES.values(), "metrics.json"])
+    echo_done(seconds, estimator, out, DEMO_FILES)
     typer.echo("\nPosterior metrics (lower Brier/E-SHD and higher E-F1/AUROC are better):\n")
     print_metrics_table(scores)
     typer.echo("\nThe paper's row is a mean over 10 splits ('prodag bench sachs' reproduces "
                "that protocol); the rows above are one fit on all 7466 cells.")
+
+
+def write_metrics(folder: Path, scores: dict, *, seconds: float, estimator, interventions: bool,
+                  conditions: bool, sem: str, seed: int) -> None:
+    """Write ``metrics.json``: the scores against both consensus graphs and the settings."""
+    write_json(folder / "metrics.json", {
+        "fit_seconds": round(seconds, 2), "lam_used": lam_used(estimator),
+        "preprocessing": "log, then standardise", "interventions": interventions,
+        "conditions": conditions, "sem": sem, "seed": seed,
+        "graph_18_edges": scores["ProDAG vs 18-edge graph"],
+        "graph_17_edges_dag": scores["ProDAG vs 17-edge DAG"], "paper_18_edges": PAPER_SACHS_ROW,
+        "chains": estimator.diagnostics_})

@@ -27,6 +27,11 @@ def friendly_errors(command):
         except USER_ERRORS as error:
             typer.secho(f"Error: {message(error)}", fg="red", err=True)
             raise typer.Exit(code=2) from None
+        except MemoryError:
+            typer.secho("Error: out of memory: the data or the settings need more memory than "
+                        "this machine has; use fewer variables, rows or samples "
+                        "(--n-samples).", fg="red", err=True)
+            raise typer.Exit(code=2) from None
 
     return wrapper
 

@@ -6,6 +6,8 @@ what is wrong and how to fix it, before any fitting starts.
 
 from __future__ import annotations
 
+import csv
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +17,7 @@ from prodag.cli.errors import warn
 from prodag.graph import adjacency_from_edges
 from prodag.validation import DataError, check_data
 
-SEPARATOR_NAMES = {"\t": "a tab", ";": "';'", "|": "'|'"}
+SEPARATOR_NAMES = {"\t": "a tab", ";": "';'", "|": "'|'", ",": "','"}
 """Separators recognised in a file read as one column, and how a message names them."""
 INDEX_NAMES = {"id", "index", "idx", "row", "rowid", "row_id", "rownames"}
 """Names (any case) of a first column that is a saved row index when it counts the rows."""
@@ -29,44 +31,96 @@ def require_file(path: Path, what: str = "file") -> None:
         raise FileNotFoundError(2, "No such file", str(path))
 
 
-def prepare_out(out: Path) -> None:
-    """Create the results folder ``out`` now, so that a bad ``--out`` fails before a fit."""
-    if out.exists() and not out.is_dir():
-        raise DataError(f"--out {out} is an existing file; name a folder for the results "
-                        "(it is created if missing).")
-    out.mkdir(parents=True, exist_ok=True)
-
-
 def parse_sep(sep: str) -> str:
     """The ``--sep`` text as a separator; ``tab`` and a typed ``\\t`` mean a tab."""
     return "\t" if sep in ("tab", "\\t") else sep
 
 
-def read_table(path: Path, *, sep: str = ",", header: bool = True) -> pd.DataFrame:
+def read_table(path: Path, *, sep: str = ",", header: bool = True, decimal: str = ".",
+               thousands: str | None = None) -> pd.DataFrame:
     """Read a CSV data table (one row per observation, one column per variable).
 
     Refused, with the fix: a file whose header row holds numbers only (no header: pass
-    ``--no-header``) and a file read as one column that contains another separator (pass
+    ``--no-header``), a header row read as data (``--no-header`` on a file that has one),
+    repeated column names, rows with more fields than the header (e.g. unquoted thousands
+    separators), and a file read as one column that contains another separator (pass
     ``--sep``). Dropped with a warning: a first column that is a saved row index, i.e. one
     with an empty header (pandas' ``Unnamed: 0``), or one named like an index (``INDEX_NAMES``,
     e.g. ``id``) whose values count the rows (0..n-1 or 1..n). With ``header=False``
-    the columns are named ``X0 .. X{p-1}``.
+    the columns are named ``X0 .. X{p-1}``. ``decimal`` and ``thousands`` are pandas'.
     """
     require_file(path, "CSV file")
+    if decimal in (sep, thousands):
+        raise DataError(f"--decimal {decimal!r} must differ from --sep {sep!r} and "
+                        f"--thousands {thousands!r}.")
     try:
-        frame = pd.read_csv(path, sep=sep, header=0 if header else None)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
-        raise DataError(f"Could not read {path} as a CSV table: {error}") from None
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(path, sep=sep, header=0 if header else None, index_col=False,
+                                decimal=decimal, thousands=thousands)
+    except pd.errors.ParserWarning:
+        raise DataError(_too_many_fields(path, sep)) from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError,
+            ValueError) as error:
+        raise DataError(f"Could not read {path} as a CSV table: "
+                        f"{' '.join(str(error).split())}{_parser_hint(error)}") from None
     if header:
         _check_header(path, sep)
     else:
+        _check_no_header(path, frame)
         frame.columns = [f"X{j}" for j in range(frame.shape[1])]
     _check_separator(path, frame, sep)
     return _drop_index_column(path, frame)
 
 
+def _too_many_fields(path: Path, sep: str) -> str:
+    """The message for a row with more fields than the header, naming the first such line."""
+    where = "some row"
+    if len(sep) == 1:
+        with open(path, newline="", encoding="utf-8", errors="replace") as file:
+            rows = csv.reader(file, delimiter=sep)
+            width = len(next(rows, []))
+            for number, row in enumerate(rows, start=2):
+                if len(row) > width:
+                    where = (f"line {number} ({sep.join(row)[:40]!r}) has {len(row)} fields "
+                             f"under {width} names")
+                    break
+    return (f"{path}: {where}, more fields than the header row. Numbers written with "
+            "thousands separators (53,456) in a comma-separated file do this: quote them "
+            "(\"53,456\") and pass --thousands ',', or remove the separators; otherwise check "
+            "the separator (--sep) and the header row.")
+
+
+def _parser_hint(error: Exception) -> str:
+    if "fields" in str(error):
+        return (". A row with more fields than the header often holds numbers written with "
+                "thousands separators (53,456) in a comma-separated file: quote them or "
+                "remove the separators; or the file uses another separator (--sep).")
+    return ""
+
+
+def _check_no_header(path: Path, frame: pd.DataFrame) -> None:
+    """With ``--no-header``: refuse a first row of names above numeric columns."""
+    if len(frame) < 2:
+        return
+    first, rest = frame.iloc[0], frame.iloc[1:]
+    named = [j for j in range(frame.shape[1])
+             if isinstance(first.iloc[j], str) and not _is_number(first.iloc[j])
+             and pd.to_numeric(rest.iloc[:, j], errors="coerce").notna().all()]
+    if named and len(named) == frame.shape[1]:
+        shown = ", ".join(str(first.iloc[j])[:12] for j in named[:3])
+        raise DataError(f"--no-header, but the first row of {path} holds names ({shown}, ...) "
+                        "above columns of numbers: it is a header row. Drop --no-header.")
+
+
 def _check_header(path: Path, sep: str) -> None:
-    names = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str).iloc[0]
+    names = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str,
+                        index_col=False).iloc[0]
+    repeated = sorted({name for name in names.dropna() if list(names).count(name) > 1})
+    if repeated:
+        raise DataError(f"The header row of {path} repeats the column name(s) "
+                        f"{', '.join(map(repr, repeated))}: every variable needs its own "
+                        "name. Rename or drop the repeated columns.")
     if names.notna().all() and all(_is_number(name) for name in names):
         shown = ", ".join(name[:10] for name in list(names)[:3])
         raise DataError(f"The first row of {path} holds numbers ({shown}, ...), not variable "
@@ -120,7 +174,15 @@ def read_graph(path: Path, variables: list[str]) -> np.ndarray:
     names (nonzero ``[j, k]`` = edge j → k).
     """
     require_file(path, "graph CSV file")
-    frame = pd.read_csv(path)
+    try:
+        frame = pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise DataError(f"--truth {path} is empty: give the true graph as an edge list with "
+                        "the header source,target (one row per edge) or as a p x p adjacency "
+                        "matrix labelled by the variables.") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as error:
+        raise DataError(f"--truth {path}: could not read it as a CSV table: "
+                        f"{' '.join(str(error).split())}") from None
     if {"source", "target"} <= set(frame.columns):
         try:
             return adjacency_from_edges(frame.astype({"source": str, "target": str}),

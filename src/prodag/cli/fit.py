@@ -9,12 +9,17 @@ import typer
 
 from prodag.cli import options as o
 from prodag.cli.errors import friendly_errors
-from prodag.cli.files import (log_transform, parse_sep, prepare_out, read_table,
-                              split_conditions, split_interventions)
-from prodag.cli.results import (RESULT_FILES, echo_done, fit_posterior, lam_used, write_json,
+from prodag.cli.files import (log_transform, parse_sep, read_table, split_conditions,
+                              split_interventions)
+from prodag.cli.results import (RESULT_FILES, check_out, check_settings, echo_done,
+                                fit_posterior, lam_used, results_folder, write_json,
                                 write_results)
 from prodag.cli.tables import echo_chains, print_edges, ranked_edges
 from prodag.interventions import intervention_mask
+
+
+FIT_FILES = [*RESULT_FILES.values(), "summary.json"]
+"""The files of a ``prodag fit`` results folder."""
 
 
 @friendly_errors
@@ -25,6 +30,11 @@ def fit(
     out: o.OutOption = Path("prodag-results"),
     sep: Annotated[str, typer.Option(
         help="Column separator of the CSV file ('tab' for tabs).")] = ",",
+    decimal: Annotated[str, typer.Option(
+        help="Decimal mark of the numbers (',' for 3,14; then --sep is usually ';').")] = ".",
+    thousands: Annotated[Optional[str], typer.Option(
+        help="Thousands separator inside numbers (',' for \"53,456\"; in a comma-separated "
+             "file such numbers must be quoted).")] = None,
     header: Annotated[bool, typer.Option(
         "--header/--no-header", help="--no-header: the file has no header row; the "
                                      "columns are named X0, X1, ...")] = True,
@@ -69,29 +79,49 @@ def fit(
     j -> k, and 'variables'), posterior.npz (reload with prodag.ProDAG.load), heatmap.png,
     graph.png and summary.json; then prints the most probable edges and the l1 radius used.
     """
+    check_out(out, FIT_FILES)
     radius = o.parse_lam(lam)
     noise = o.parse_noise_variance(noise_variance)
-    frame = read_table(data, sep=parse_sep(sep), header=header)
+    frame = read_table(data, sep=parse_sep(sep), header=header, decimal=decimal,
+                       thousands=thousands)
     frame, targets = split_interventions(frame, interventions, sep=parse_sep(sep))
     frame, labels = split_conditions(frame, conditions)
     if log_transform_data:
         frame = log_transform(frame)
     variables = [str(name) for name in frame.columns]
-    prepare_out(out)
     settings = {"sem": sem.value, "lam": radius, "select_by": select_by.value,
-                "n_restarts": restarts, "n_chains": chains, "hidden_units": hidden_units, "bias": bias,
+                "n_restarts": restarts, "n_chains": chains, "hidden_units": hidden_units,
+                "bias": bias,
                 "n_samples": n_samples, "max_epochs": max_epochs, "seed": seed,
                 "projection": projection.value, "standardize": standardize, "prune": prune,
                 "noise_variance": noise, "likelihood": likelihood.value, "forbidden": forbid,
                 "required": require, "tiers": tiers,
                 "forbid_within_tiers": forbid_within_tiers,
                 "intervention_kind": intervention_kind.value, "progress": progress}
+    check_settings(frame, interventions=targets, conditions=labels, **settings)
     model = {"mlp": "an MLP", "additive": "an additive"}.get(sem.value, "a linear")
     typer.echo(f"Fitting {model} ProDAG posterior to {data} ({len(frame)} rows, "
                f"{len(variables)} variables)...")
     estimator, seconds = fit_posterior(frame, interventions=targets, conditions=labels,
                                        **settings)
-    results = write_results(estimator, variables, out, threshold=threshold, n_draws=n_draws)
+    with results_folder(out, FIT_FILES) as folder:
+        results = write_results(estimator, variables, folder, threshold=threshold,
+                                n_draws=n_draws)
+        write_summary(folder, estimator, results, data=data, frame=frame, variables=variables,
+                      targets=targets, settings=settings, options={
+                          "interventions": interventions, "conditions": conditions, "lam": lam,
+                          "log_transform": log_transform_data, "threshold": threshold,
+                          "n_draws": n_draws}, seconds=seconds)
+    print_edges(results["ranked"], threshold, top)
+    echo_chains(estimator.diagnostics_)
+    echo_done(seconds, estimator, out, FIT_FILES)
+
+
+def write_summary(folder: Path, estimator, results: dict, *, data: Path, frame, variables,
+                  targets, settings: dict, options: dict, seconds: float) -> None:
+    """Write ``summary.json`` (the data, the settings, the radius used and the edges at the
+    threshold) into ``folder``; add the ranked edge table to ``results``."""
+    threshold = options["threshold"]
     knowledge = estimator.knowledge_
     ranked = ranked_edges(results["probabilities"], variables, results["samples"],
                           required=None if knowledge is None else knowledge.required_mask())
@@ -100,10 +130,8 @@ def fit(
         "interventional_rows": 0 if targets is None else int(
             intervention_mask(targets, variables, len(frame)).any(axis=1).sum()),
         "conditions": estimator.conditions_,
-        "options": {**settings, "interventions": interventions, "conditions": conditions,
-                    "lam": lam, "n_restarts": estimator.n_restarts_,
-                    "seed": estimator.seed_, "log_transform": log_transform_data,
-                    "threshold": threshold, "n_draws": n_draws},
+        "options": {**settings, **options, "n_restarts": estimator.n_restarts_,
+                    "seed": estimator.seed_},
         "knowledge": None if knowledge is None else knowledge.as_names(variables),
         "lam_used": lam_used(estimator),
         "mixture_weights": estimator.mixture_weights_.tolist(), "fit_seconds": round(seconds, 2),
@@ -112,7 +140,5 @@ def fit(
         "edges": ranked[ranked["probability"] >= threshold].to_dict(orient="records"),
         "files": RESULT_FILES,
     }
-    write_json(out / "summary.json", summary)
-    print_edges(ranked, threshold, top)
-    echo_chains(estimator.diagnostics_)
-    echo_done(seconds, estimator, out, [*RESULT_FILES.values(), "summary.json"])
+    results["ranked"] = ranked
+    write_json(folder / "summary.json", summary)

@@ -68,7 +68,7 @@ NSamplesOption = Annotated[int, typer.Option(
 MaxEpochsOption = Annotated[int, typer.Option(
     min=1, help="Most optimisation epochs per fit (it stops earlier when the objective stalls).")]
 FitSeedOption = Annotated[Optional[int], typer.Option(
-    min=0, show_default="a fresh seed, printed and kept in summary.json",
+    min=0, max=2 ** 32 - 1, show_default="a fresh seed, printed and kept in summary.json",
     help="Random seed of the fit, the validation split and the sampling.")]
 ProjectionOption = Annotated[Projection, typer.Option(
     help="Projection onto DAGs: 'exact' (small p), 'search', 'path' (the paper's) or 'auto'.")]

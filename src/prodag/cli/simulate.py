@@ -13,14 +13,17 @@ import typer
 from prodag import simulate as simulators
 from prodag.cli import options as o
 from prodag.cli.errors import friendly_errors
-from prodag.cli.files import prepare_out
+from prodag.cli.results import check_out, results_folder
 from prodag.graph import edge_names
+from prodag.resources import check_memory, simulation_bytes
 
 DEFAULTS = {name: parameter.default
             for name, parameter in inspect.signature(simulators.dataset).parameters.items()}
 """The defaults of ``prodag.simulate.dataset``, shared with this command."""
 
 
+SIMULATED_FILES = ["data.csv", "graph.csv", "weights.csv"]
+"""The files of a ``prodag simulate`` folder."""
 TARGET_COLUMN = "target"
 """Column of data.csv naming each row's intervention target (empty: observational)."""
 
@@ -59,23 +62,27 @@ def simulate(
     source,target) and, for linear SEMs, weights.csv (the p × p weighted adjacency,
     row = parent). Score a fit against it with: prodag evaluate RESULTS --truth graph.csv
     """
+    check_out(out, SIMULATED_FILES)
+    check_memory(simulation_bytes(p, n + interventions * rows_per_target),
+                 f"Simulating --p {p} variables and --n {n} rows",
+                 "lower --p or --n.")
     data = simulators.dataset(p, edges, n, graph=graph.value, sem=sem.value, noise=noise.value,
                               exponent=exponent, seed=seed,
                               interventions=interventions or None,
                               rows_per_target=rows_per_target)
     variables = [f"x{j}" for j in range(p)]
-    prepare_out(out)
     table = pd.DataFrame(data.X, columns=variables)
     if data.interventions is not None:
         table[TARGET_COLUMN] = [";".join(variables[k] for k in np.flatnonzero(row))
                                 for row in data.interventions]
-    table.to_csv(out / "data.csv", index=False)
-    pd.DataFrame(edge_names(data.adjacency, variables), columns=["source", "target"]).to_csv(
-        out / "graph.csv", index=False)
-    written = ["data.csv", "graph.csv"]
-    if sem.value == "linear":
-        pd.DataFrame(data.weights, index=variables, columns=variables).to_csv(out / "weights.csv")
-        written.append("weights.csv")
+    written = ["data.csv", "graph.csv"] + (["weights.csv"] if sem.value == "linear" else [])
+    with results_folder(out, SIMULATED_FILES) as folder:
+        table.to_csv(folder / "data.csv", index=False)
+        pd.DataFrame(edge_names(data.adjacency, variables), columns=["source", "target"]).to_csv(
+            folder / "graph.csv", index=False)
+        if sem.value == "linear":
+            pd.DataFrame(data.weights, index=variables, columns=variables).to_csv(
+                folder / "weights.csv")
     extra = (f" plus {rows_per_target} rows under an intervention on each of "
              f"{', '.join(variables[k] for k in data.targets)} (column '{TARGET_COLUMN}')"
              if data.interventions is not None else "")

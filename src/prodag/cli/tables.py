@@ -37,10 +37,12 @@ def ranked_edges(probs: np.ndarray, variables: list[str], samples: np.ndarray,
     return table.sort_values("probability", ascending=False, kind="stable").reset_index(drop=True)
 
 
-def print_edges(table: pd.DataFrame, threshold: float, top: int) -> None:
+def print_edges(table: pd.DataFrame, threshold: float, top: int,
+                truth_name: str = "true graph") -> None:
     """Print the ``top`` most probable edges of ``table`` (``ranked_edges``) that reach
     ``threshold``; if none does, the ``min(top, FALLBACK_EDGES)`` most probable instead, so a
-    diffuse posterior still shows where its mass lies."""
+    diffuse posterior still shows where its mass lies. ``truth_name`` names the graph of the
+    ``true_edge`` column (e.g. which consensus graph)."""
     above = table[table["probability"] >= threshold]
     if above.empty:
         shown = table.head(min(top, FALLBACK_EDGES))
@@ -55,7 +57,7 @@ def print_edges(table: pd.DataFrame, threshold: float, top: int) -> None:
         return
     truth = "true_edge" in table
     typer.echo(f"  {'rank':>4}  {'edge':<28} {'P(edge)':>8} {'mean weight':>12}"
-               + ("  in true graph" if truth else ""))
+               + (f"  in {truth_name}" if truth else ""))
     for rank, row in enumerate(shown.to_dict(orient="records"), start=1):
         edge = f"{row['source']} -> {row['target']}"
         typer.echo(f"  {rank:>4}  {edge:<28} {row['probability']:>8.3f} "

@@ -2,7 +2,8 @@
 
 For one sample ``v`` (all p² entries of a matrix) and radius ``λ``, the projection is the
 soft-threshold ``w = sign(v) · max(|v| − θ, 0)`` where ``θ ≥ 0`` solves ``Σ max(|v| − θ, 0) = λ``,
-or ``w = v`` when ``‖v‖₁ ≤ λ`` already. ``λ = ∞`` leaves ``v`` unchanged; ``λ = 0`` gives zeros.
+or ``w = v`` when ``‖v‖₁ ≤ λ`` already. It is computed from the gaps to the largest magnitude,
+which keeps it exact in float32 and float64 down to the smallest radii. ``λ = ∞`` leaves ``v`` unchanged; ``λ = 0`` gives zeros.
 
 The backward pass is Prop. 3 of the paper (Appendix D), computed from the output alone: with the
 active set ``A = {w ≠ 0}`` and ``s = sign(w)``, when the ball binds
@@ -16,41 +17,43 @@ import jax
 import jax.numpy as jnp
 
 
-def _soft_threshold_level(magnitudes: jax.Array, lam: jax.Array) -> jax.Array:
-    """The threshold ``θ`` with ``Σ max(|v| − θ, 0) = λ`` for one flat sample ``(n,)``.
+def _level_below_max(gaps: jax.Array, lam: jax.Array) -> jax.Array:
+    """``τ = max|v| − θ`` for one flat sample, from the ``gaps (n,) = max|v| − |v|``.
 
-    Michelot's (1986) fixed point, which needs no sort: with ``A`` the entries above ``θ``,
-    ``θ ← (Σ_A |v| − λ) / |A|`` from ``A`` = all entries, until ``A`` stops shrinking (``θ``
-    only grows, so a few O(n) passes). Stopping when ``A`` does not shrink, rather than when
-    it is unchanged, ends the loop even where rounding would make ``θ`` oscillate. Assumes
-    ``Σ|v| > λ`` (else it returns at once; the caller keeps ``v``); returns ``max|v|`` when
-    ``λ = 0`` so that the result is all zeros.
+    The threshold ``θ`` solves ``Σ max(|v| − θ, 0) = λ``; in the gaps it is
+    ``Σ max(τ − gap, 0) = λ``, so the kept entries are ``τ − gap``. Michelot's (1986) fixed
+    point, which needs no sort: with ``A`` the entries whose gap is below ``τ``,
+    ``τ ← (Σ_A gap + λ) / |A|`` from ``A`` = all entries, until ``A`` stops shrinking (``τ``
+    only falls, so a few O(n) passes; stopping when ``A`` does not shrink, rather than when it
+    is unchanged, ends the loop even where rounding would make ``τ`` oscillate). Working with
+    the gaps, not with ``θ``, keeps the result exact for any ``λ > 0``: ``θ = (Σ_A|v| − λ)/|A|``
+    loses a λ below the rounding of ``Σ|v|`` (in float32 every ``λ ≤ 1e-7``), whereas ``τ``
+    and ``τ − gap`` are small numbers computed from small numbers. Assumes ``Σ|v| > λ > 0``
+    (the caller keeps ``v`` otherwise, and zeroes it for ``λ = 0``).
     """
     finite_lam = jnp.where(jnp.isfinite(lam), lam, 0.0)
 
     def shrink(state):
-        theta, count, _ = state
-        active = magnitudes > theta
+        tau, count, _ = state
+        active = gaps < tau
         new_count = active.sum(dtype=jnp.int32)
-        total = jnp.where(active, magnitudes, 0.0).sum()
-        theta = (total - finite_lam) / jnp.maximum(new_count, 1).astype(magnitudes.dtype)
-        return theta, new_count, new_count >= count  # >=: rounding may not shrink ``A``
+        total = jnp.where(active, gaps, 0.0).sum()
+        tau = (total + finite_lam) / jnp.maximum(new_count, 1).astype(gaps.dtype)
+        return tau, new_count, new_count >= count  # >=: rounding may not shrink ``A``
 
-    n = magnitudes.shape[0]
-    done = ~(magnitudes.sum() > lam) | ~(finite_lam > 0)
-    start = ((magnitudes.sum() - finite_lam) / n, jnp.int32(n), done)
-    theta = jax.lax.while_loop(lambda state: ~state[2], shrink, start)[0]
-    # λ = 0 is special-cased: the mean of tied largest magnitudes can round just below them.
-    return jnp.where(finite_lam > 0, theta, magnitudes.max())
+    n = gaps.shape[0]
+    start = ((gaps.sum() + finite_lam) / n, jnp.int32(n), ~(finite_lam > 0))
+    return jax.lax.while_loop(lambda state: ~state[2], shrink, start)[0]
 
 
 def _project_one(matrix: jax.Array, lam: jax.Array) -> tuple[jax.Array, jax.Array]:
     """Project one ``(p, p)`` matrix; returns ``(W, binding)`` with ``binding`` a bool scalar."""
-    magnitudes = jnp.abs(matrix).reshape(-1)
+    magnitudes = jnp.abs(matrix)
     binding = magnitudes.sum() > lam
-    theta = _soft_threshold_level(magnitudes, lam)
-    shrunk = jnp.sign(matrix) * jnp.maximum(jnp.abs(matrix) - theta, 0.0)
-    return jnp.where(binding, shrunk, matrix), binding
+    gaps = magnitudes.max() - magnitudes
+    tau = _level_below_max(gaps.reshape(-1), lam)
+    kept = jnp.where(lam > 0, jnp.maximum(tau - gaps, 0.0), 0.0)
+    return jnp.where(binding, jnp.sign(matrix) * kept, matrix), binding
 
 
 def _forward(matrices: jax.Array, lam: jax.Array) -> tuple[jax.Array, jax.Array]:

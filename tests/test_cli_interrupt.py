@@ -1,0 +1,80 @@
+"""Ctrl-C during ``prodag fit`` and ``prodag simulate``, in a real process: exit code 130 and
+one line, never a traceback or a crash, and the results folder either as it was before or
+complete (``prodag.cli.interrupts``, ``prodag.cli.results.results_folder``)."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from prodag.cli.interrupts import EXIT_CODE, MESSAGE
+
+SOURCE = Path(__file__).resolve().parents[1] / "src"
+
+
+def run_and_interrupt(arguments, after: float, cwd: Path) -> subprocess.CompletedProcess:
+    """Run ``python -m prodag.cli ARGUMENTS`` and send it SIGINT ``after`` seconds in."""
+    env = {**os.environ, "PYTHONPATH": str(SOURCE) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    process = subprocess.Popen([sys.executable, "-m", "prodag.cli", *map(str, arguments)],
+                               cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(after)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+def assert_interrupted_cleanly(result):
+    assert result.returncode == EXIT_CODE, (result.returncode, result.stderr[-2000:])
+    assert "Traceback" not in result.stderr + result.stdout
+    assert [line for line in result.stderr.splitlines() if line.strip()] == [MESSAGE]
+
+
+@pytest.fixture(scope="module")
+def old_results(tmp_path_factory):
+    """A small data file and an earlier, complete results folder ``out`` beside it."""
+    folder = tmp_path_factory.mktemp("interrupt")
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(60, 3))
+    x[:, 1] += x[:, 0]
+    np.savetxt(folder / "data.csv", x, delimiter=",", header="a,b,c", comments="")
+    out = folder / "out"
+    out.mkdir()
+    (out / "summary.json").write_text(json.dumps({"old": True}))
+    return folder
+
+
+@pytest.mark.parametrize("after", [0.4, 2.5, 5.0, 8.0])
+def test_ctrl_c_during_fit_exits_130_with_one_line_and_keeps_the_old_results(old_results,
+                                                                             after):
+    arguments = ["fit", "data.csv", "--out", "out", "--lam", "2", "--max-epochs", "30",
+                 "--n-samples", "8", "--restarts", "1", "--no-progress"]
+    result = run_and_interrupt(arguments, after, old_results)
+    leftovers = [p.name for p in old_results.iterdir() if p.name.startswith(".")]
+    assert leftovers == []
+    if result.returncode == 0:  # the fit finished first: the folder is the new one, whole
+        summary = json.loads((old_results / "out" / "summary.json").read_text())
+        assert "old" not in summary and (old_results / "out" / "posterior.npz").is_file()
+        (old_results / "out" / "summary.json").write_text(json.dumps({"old": True}))
+        return
+    assert_interrupted_cleanly(result)
+    assert sorted(p.name for p in (old_results / "out").iterdir()) == ["summary.json"]
+    assert json.loads((old_results / "out" / "summary.json").read_text()) == {"old": True}
+
+
+def test_ctrl_c_during_simulate_leaves_no_folder(tmp_path):
+    result = run_and_interrupt(["simulate", "--p", "5", "--edges", "4", "--n", "50",
+                                "--out", "sim"], 0.8, tmp_path)
+    if result.returncode == 0:
+        assert sorted(p.name for p in (tmp_path / "sim").iterdir()) == [
+            "data.csv", "graph.csv", "weights.csv"]
+    else:
+        assert_interrupted_cleanly(result)
+        assert list(tmp_path.iterdir()) == []
