@@ -213,9 +213,11 @@ def test_demo_scores_its_own_samples_against_both_consensus_graphs(tmp_path):
     from prodag import datasets, metrics
 
     result = invoke("demo", "--out", tmp_path, "--lam", 2, "--max-epochs", 3, "--n-samples", 4,
-                    "--no-progress")
+                    "--chains", 2, "--no-progress")
     assert result.exit_code == 0, result.output
     written = json.loads((tmp_path / "metrics.json").read_text())
+    assert written["chains"]["n_chains"] == 2 and "2 independent chains" in result.output
+    assert ProDAG.load(tmp_path / "posterior.npz").bootstrap  # the demo bags its chains
     with np.load(tmp_path / "samples.npz") as archive:
         samples = archive["samples"]
     sachs = datasets.load_sachs()
@@ -236,7 +238,7 @@ def test_demo_scores_its_own_samples_against_both_consensus_graphs(tmp_path):
 def test_demo_can_treat_every_cell_as_observational_with_the_additive_sem(tmp_path):
     result = invoke("demo", "--out", tmp_path, "--lam", 2, "--max-epochs", 2, "--n-samples", 4,
                     "--no-interventions", "--no-conditions", "--sem", "additive",
-                    "--no-progress")
+                    "--chains", 1, "--no-bootstrap", "--no-progress")
     assert result.exit_code == 0, result.output
     written = json.loads((tmp_path / "metrics.json").read_text())
     assert written["interventions"] is False and written["conditions"] is False

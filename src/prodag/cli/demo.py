@@ -15,6 +15,9 @@ from prodag.cli.results import (RESULT_FILES, check_out, echo_done, fit_posterio
 from prodag.cli.tables import (echo_chains, posterior_metrics, print_edges,
                                print_metrics_table, ranked_edges)
 
+DEMO_CHAINS = 6
+"""Bagged chains of the demo: the linear model misfits the cells, and bagging spreads the
+posterior over the optima of the resamples instead of one seed's optimum."""
 PAPER_SACHS_ROW = {"brier": 16.0, "eshd": 18.0, "ef1": 24.0, "auroc": 60.0}
 """ProDAG's row of Table 2 of the paper (Sachs data, 18-edge consensus graph)."""
 
@@ -51,6 +54,14 @@ def demo(
              "(--no-conditions: one intercept, and the measured value of an intervened "
              "protein drives its children).")] = True,
     threshold: o.ThresholdOption = 0.5,
+    chains: Annotated[int, typer.Option(
+        "--chains", min=1, help="Chains pooled into the posterior (with --bootstrap, each on "
+                                "its own resample of the cells).")] = DEMO_CHAINS,
+    bootstrap: Annotated[bool, typer.Option(
+        "--bootstrap/--no-bootstrap",
+        help="Bag the chains (BayesBag): every chain fits a bootstrap resample of the cells and "
+             "the chains share the posterior equally, so no single optimum of the misfitting "
+             "linear model takes all the mass.")] = True,
     progress: o.ProgressOption = o.API["progress"],
 ):
     """Fit the bundled Sachs flow-cytometry data and compare with the consensus graphs.
@@ -87,7 +98,8 @@ def demo(
     estimator, seconds = fit_posterior(
         frame, targets, labels, sem=sem.value, lam=o.parse_lam(lam), n_samples=n_samples,
         max_epochs=max_epochs, seed=seed, standardize=True, prune=prune,
-        intervention_kind="activity" if conditions else "do", progress=progress)
+        intervention_kind="activity" if conditions else "do", n_chains=chains,
+        bootstrap=bootstrap, progress=progress)
     with results_folder(out, DEMO_FILES) as folder:
         results = write_results(estimator, variables, folder, threshold=threshold,
                                 n_draws=o.N_DRAWS, truth=sachs.graph,
