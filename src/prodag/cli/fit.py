@@ -43,6 +43,7 @@ def fit(
     select_by: o.SelectByOption = o.SelectBy(o.API["select_by"]),
     restarts: o.RestartsOption = o.API["n_restarts"],
     chains: o.ChainsOption = o.API["n_chains"],
+    bootstrap: o.BootstrapOption = o.API["bootstrap"],
     hidden_units: o.HiddenUnitsOption = o.API["hidden_units"],
     bias: o.BiasOption = o.API["bias"],
     n_samples: o.NSamplesOption = o.API["n_samples"],
@@ -90,8 +91,8 @@ def fit(
         frame = log_transform(frame)
     variables = [str(name) for name in frame.columns]
     settings = {"sem": sem.value, "lam": radius, "select_by": select_by.value,
-                "n_restarts": restarts, "n_chains": chains, "hidden_units": hidden_units,
-                "bias": bias,
+                "n_restarts": restarts, "n_chains": chains, "bootstrap": bootstrap,
+                "hidden_units": hidden_units, "bias": bias,
                 "n_samples": n_samples, "max_epochs": max_epochs, "seed": seed,
                 "projection": projection.value, "standardize": standardize, "prune": prune,
                 "noise_variance": noise, "likelihood": likelihood.value, "forbidden": forbid,

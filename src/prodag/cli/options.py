@@ -63,6 +63,10 @@ RestartsOption = Annotated[Optional[int], typer.Option(
 ChainsOption = Annotated[int, typer.Option(
     "--chains", min=1, help="Independent chains of fits pooled into the posterior; edges on "
                             "which they disagree by more than 0.3 are reported.")]
+BootstrapOption = Annotated[bool, typer.Option(
+    "--bootstrap/--no-bootstrap", help="Bag the chains (BayesBag): each fits its own bootstrap "
+                                       "resample of the rows and they share the posterior "
+                                       "equally; for large data the model misfits.")]
 NSamplesOption = Annotated[int, typer.Option(
     min=1, help="Monte Carlo samples of the graph per optimisation step (L).")]
 MaxEpochsOption = Annotated[int, typer.Option(
