@@ -259,3 +259,11 @@ def test_errors_name_the_bad_value(call, fragment):
 def test_an_unfitted_estimator_says_so():
     with pytest.raises(ValueError, match="not fitted"):
         ProDAG().total_effects()
+
+
+def test_the_simulation_settings_are_checked():
+    est = handmade("additive", additive_weights())
+    with pytest.raises(ValueError, match="delta"):
+        est.total_effects(5, delta=0.0)
+    with pytest.raises(ValueError, match="noise_rows"):
+        est.effect("a", "b", n=5, noise_rows=0)

@@ -37,6 +37,7 @@ import pandas as pd
 
 from prodag.models import make_model
 from prodag.models.robust import STUDENT_DOF
+from prodag.validation import check_integer, check_positive
 
 NOISE_ROWS = 64
 """Noise rows each posterior draw of a nonlinear SEM is simulated on (``total_effects``)."""
@@ -242,6 +243,8 @@ def draws_and_paths(est, n: int = 1000, seed=None, causes=None,
         return linear_total_effects(data_unit_weights(weights["W"], est.scale_)), paths
     p = est.n_features_in_
     causes = range(p) if causes is None else causes
+    noise_rows = check_integer("noise_rows", noise_rows, minimum=1)
+    delta = check_positive("delta", delta)
     model, chunks = model_of(est), []
     noise = _noise(est, (len(paths), int(noise_rows), p), seed)
     for start in range(0, len(paths), CHUNK):
