@@ -232,7 +232,7 @@ def test_fit_warns_about_outliers():
                                     dict(p=20, s=40, noise="gumbel"), dict(p=100, s=200)])
 def test_the_noise_scale_check_is_silent_on_data_from_the_model(design, recwarn):
     from prodag import simulate
-    from prodag.validation import warn_noise_scale
+    from prodag.diagnostics import warn_noise_scale
 
     for seed in range(5):
         data = simulate.dataset(n=100, seed=seed, **design)
@@ -244,7 +244,7 @@ def test_the_noise_scale_check_is_silent_on_data_from_the_model(design, recwarn)
 @pytest.mark.parametrize("scale", [1e6, 1e-6])
 def test_the_noise_scale_check_names_the_quietest_variable_in_wrong_units(scale):
     from prodag import simulate
-    from prodag.validation import NoiseScaleWarning, warn_noise_scale
+    from prodag.diagnostics import NoiseScaleWarning, warn_noise_scale
 
     data = simulate.dataset(p=6, s=6, n=200, seed=2)
     X = (data.X - data.X.mean(axis=0)) * scale

@@ -36,10 +36,9 @@ MANY_STARTS_UP_TO = 30
 """Largest number of variables searched from 8 starting orders by default (2 above): the cost
 of one search grows quickly with p, so large graphs get fewer starts."""
 SEARCHED_UP_TO = 100
-"""Largest number of variables whose orders ``best_order`` searches; beyond it, it returns its
-first order unsearched: the first sweep alone grows as about p⁴ (benchmarks/order_search_cost.py:
-12 s at p = 100 against 0.9 s at p = 50, one start), so at p = 300 the search would take longer
-than the fit it starts."""
+"""Largest number of variables whose orders ``searched_orders`` searches; beyond it, it returns
+its first order unsearched: a sweep's cost grows as about p⁴, so on larger graphs the search
+would take longer than the fit it starts."""
 _TIE = 1e-9
 """Scores closer than this (relative) are ties: rounding, e.g. of a change of units, must not
 decide between orders of equal score (members of one equivalence class)."""

@@ -106,7 +106,7 @@ def preprocess(settings, X, X_val, interventions, conditions) -> Prepared:
     observed = None if mask is None else ~mask
     noise = noise_start(settings.noise_variance, Z, observed)
     if not learn_noise:
-        validation.warn_noise_scale(Z, noise, columns)
+        diagnostics.warn_noise_scale(Z, noise, columns)
     return Prepared(Z, None if val is None else (val - mean) / scale, observed, noise,
                     columns, mean, scale, labels, condition_means, knowledge, seed)
 

@@ -251,53 +251,6 @@ def _check_not_constant(data: np.ndarray, names: list[str]) -> None:
                         "cannot be standardised: drop these columns.")
 
 
-class NoiseScaleWarning(UserWarning):
-    """The data's variances contradict the fixed noise variance: wrong units for the model."""
-
-
-NOISE_SCALE_FACTOR = 10.0
-"""``warn_noise_scale`` warns when the quietest variable's variance is more than this factor
-away from its fixed noise variance, either way."""
-NOISE_SCALE_MIN_ROWS = 20
-"""Below this many rows a source's sample variance is too noisy for ``warn_noise_scale``."""
-
-
-def warn_noise_scale(data: np.ndarray, noise_variance: np.ndarray, names: list[str],
-                     factor: float = NOISE_SCALE_FACTOR) -> float | None:
-    """Warn (``NoiseScaleWarning``) when the data ``(n, p)``, as the model sees them, cannot
-    have the fixed noise variances ``(p,)``; returns the offending ratio, else None.
-
-    Under a SEM with independent noise every variable varies at least as much as its noise,
-    and a variable without parents (every DAG has one) exactly as much. So the smallest
-    ratio of a column's variance to its noise variance is close to 1 whatever the graph:
-    far below 1, some variable varies less than its noise can; far above, none is as quiet
-    as a source must be. Either way the data are not in the units the noise variance
-    assumes, and the edges and their directions come out wrong (simulated data times 10¹²:
-    AUROC 48% instead of 75%). Not checked below ``NOISE_SCALE_MIN_ROWS`` rows."""
-    if data.shape[0] < NOISE_SCALE_MIN_ROWS:
-        return None
-    variance = data.var(axis=0)
-    noise = np.broadcast_to(np.asarray(noise_variance, dtype=float), variance.shape)
-    ratio = variance / noise
-    quietest = int(np.argmin(ratio))
-    if 1 / factor <= ratio[quietest] <= factor:
-        return None
-    import warnings
-
-    warnings.warn(f"the noise variance is fixed at {noise[quietest]:.4g} (noise_variance), "
-                  f"but the quietest variable, {names[quietest]}, has variance "
-                  f"{variance[quietest]:.4g}, {ratio[quietest]:.3g} times "
-                  "it. Under the model every variable varies at least as much as its noise and "
-                  "one without parents exactly as much, so the data are not in the units the "
-                  "noise variance assumes and the posterior will be wrong. If all columns share "
-                  "one unit, learn the noise variance (noise_variance='equal'; prodag fit "
-                  "--noise-variance equal); if each has its own, use standardize=True with "
-                  "noise_variance='estimate' (--standardize --noise-variance estimate); or "
-                  "rescale the data so that the noise has the variance you fix.",
-                  NoiseScaleWarning, stacklevel=3)
-    return float(ratio[quietest])
-
-
 # ---------------------------------------------------------------------------------------------
 # Parameter checks
 

@@ -3,7 +3,7 @@ data start at large p, beside one training epoch's scale: seconds per search for
 and n rows of simulated linear-Gaussian data (ER graph, 2p edges), by number of starts and
 sweeps.
 
-    PYTHONPATH=src python -m benchmarks.order_search_cost --p 100 200 300 --n 100
+    PYTHONPATH=src python -m benchmarks.studies.order_search_cost --p 100 200 300 --n 100
 
 Prints a table and writes ``benchmarks/results/order_search_cost.json``.
 """
@@ -13,14 +13,15 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 
 import numpy as np
 
 from prodag import order_search
+
+from .. import RESULTS_DIR
 from prodag.simulate import dataset
 
-RESULTS = Path(__file__).resolve().parent / "results" / "order_search_cost.json"
+RESULTS = RESULTS_DIR / "order_search_cost.json"
 
 
 def measure(p: int, n: int, n_starts: int | None, max_sweeps: int, seed: int = 0) -> dict:
