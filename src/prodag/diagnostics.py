@@ -158,8 +158,8 @@ def warn_noise_scale(data: np.ndarray, noise_variance: np.ndarray, names: list[s
     ratio of a column's variance to its noise variance is close to 1 whatever the graph:
     far below 1, some variable varies less than its noise can; far above, none is as quiet
     as a source must be. Either way the data are not in the units the noise variance
-    assumes, and the edges and their directions come out wrong (simulated data times 10¹²:
-    AUROC 48% instead of 75%). Not checked below ``NOISE_SCALE_MIN_ROWS`` rows."""
+    assumes, and the edges and their directions come out wrong. Not checked below
+    ``NOISE_SCALE_MIN_ROWS`` rows."""
     if data.shape[0] < NOISE_SCALE_MIN_ROWS:
         return None
     variance = data.var(axis=0)
