@@ -379,7 +379,8 @@ def test_a_data_warning_is_one_warning_line(tmp_path):
     data = simulate.dataset(p=4, s=3, n=100, seed=0)
     pd.DataFrame(data.X * 1e6, columns=list("abcd")).to_csv(tmp_path / "data.csv", index=False)
     result = invoke("fit", tmp_path / "data.csv", "--out", tmp_path / "out", "--lam", 1,
-                    "--max-epochs", 2, "--n-samples", 4, "--n-draws", 20, "--no-progress")
+                    "--noise-variance", 1, "--max-epochs", 2, "--n-samples", 4, "--n-draws", 20,
+                    "--no-progress")
     assert result.exit_code == 0, result.output
     lines = [line for line in result.output.splitlines() if "noise variance is fixed" in line]
     assert len(lines) == 1 and lines[0].startswith("Warning: the noise variance is fixed at 1")
