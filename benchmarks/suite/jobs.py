@@ -78,7 +78,7 @@ class RayExecutor:
             raise ImportError("--ray needs Ray: pip install 'prodag[ray]' (or pip install "
                               "ray)") from None
         self._ray = ray
-        runtime_env = {"py_modules": [str(Path(__file__).resolve().parent)]}
+        runtime_env = {"py_modules": [str(Path(__file__).resolve().parents[1])]}  # benchmarks/
         if not ray.is_initialized():
             ray.init(address=address, num_cpus=None if address else num_cpus,
                      runtime_env=runtime_env, include_dashboard=False,
