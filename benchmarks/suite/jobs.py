@@ -5,7 +5,8 @@ skips the jobs a checkpoint already holds, runs the rest through an executor and
 the rows as they come back. Jobs carry everything they need (the data inside the fitter), so
 they can run in another process: ``InProcess`` (the default) runs them in order here;
 ``RayExecutor`` runs each as a Ray task (``prodag bench --ray`` or ``--ray-address
-ADDRESS``; Ray is the optional extra ``prodag[ray]``). Scoring happens inside the job, so only rows travel back.
+ADDRESS``; Ray is the optional extra ``prodag[ray]``). Scoring happens inside the job, so
+only rows travel back.
 """
 
 from __future__ import annotations
