@@ -27,9 +27,10 @@ def _chain_data(n, seed=0, weight=0.8, scale=(1, 1, 1, 1, 1)):
 
 @pytest.fixture(scope="module")
 def chain_fit():
-    """Default settings (λ chosen by the ELBO, data start + prior start) on a 5-node
-    chain, n = 2000."""
-    return ProDAG(seed=0, progress=False).fit(_chain_data(2000))
+    """Default settings (λ chosen by the ELBO, the data starts) but 20 Monte Carlo samples per
+    step (the other fits' L, so they share its compiled programs) on a 5-node chain,
+    n = 2000."""
+    return ProDAG(seed=0, progress=False, n_samples=20).fit(_chain_data(2000))
 
 
 @pytest.fixture(scope="module")
@@ -183,14 +184,14 @@ def test_elbo_selection_keeps_the_best_scored_radius_of_the_grid(chain_fit):
 def test_validation_selection_uses_the_held_out_rows():
     data = _chain_data(300, seed=3)
     fit = ProDAG(select_by="validation", seed=0, progress=False, max_epochs=30,
-                 n_restarts=1).fit(data.iloc[:250], X_val=data.iloc[250:])
+                 n_samples=20, n_restarts=1).fit(data.iloc[:250], X_val=data.iloc[250:])
     assert fit.lambda_path_["criterion"] == "validation"
     assert fit.lam_ == fit.lambda_path_["lambdas"][int(np.argmax(fit.lambda_path_["scores"]))]
 
 
 def test_x_val_without_validation_selection_warns():
     with pytest.warns(UserWarning, match="X_val"):
-        ProDAG(lam=1.0, progress=False, max_epochs=2, n_samples=5).fit(GOOD, X_val=GOOD)
+        ProDAG(lam=1.0, progress=False, max_epochs=2, n_samples=20).fit(GOOD, X_val=GOOD)
 
 
 def _starts(est, Z):

@@ -11,7 +11,7 @@ import benchmarks.suite as suite
 from benchmarks.suite import jobs, synthetic
 from benchmarks.suite.checkpoint import Checkpoint
 
-BENCHMARKS = Path(suite.__file__).resolve().parent
+BENCHMARKS = Path(suite.__file__).resolve().parents[1]  # benchmarks/ (suite is its package)
 
 
 def _row(method, seed, value=1.0):

@@ -15,8 +15,8 @@ intercept per experimental condition; one dataset, scored against the 17-edge DA
 Prints one line per dataset and a summary, and writes
 ``benchmarks/results/stability_<data>[_<tag>].json``.
 
-Run: ``python -m benchmarks.studies.stability --seeds 10`` and ``python -m benchmarks.studies.stability
---data sachs``.
+Run: ``python -m benchmarks.studies.stability --seeds 10`` and
+``python -m benchmarks.studies.stability --data sachs``.
 """
 
 from __future__ import annotations

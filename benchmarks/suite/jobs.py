@@ -5,7 +5,8 @@ skips the jobs a checkpoint already holds, runs the rest through an executor and
 the rows as they come back. Jobs carry everything they need (the data inside the fitter), so
 they can run in another process: ``InProcess`` (the default) runs them in order here;
 ``RayExecutor`` runs each as a Ray task (``prodag bench --ray`` or ``--ray-address
-ADDRESS``; Ray is the optional extra ``prodag[ray]``). Scoring happens inside the job, so only rows travel back.
+ADDRESS``; Ray is the optional extra ``prodag[ray]``). Scoring happens inside the job, so
+only rows travel back.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ class RayExecutor:
             raise ImportError("--ray needs Ray: pip install 'prodag[ray]' (or pip install "
                               "ray)") from None
         self._ray = ray
-        runtime_env = {"py_modules": [str(Path(__file__).resolve().parent)]}
+        runtime_env = {"py_modules": [str(Path(__file__).resolve().parents[1])]}  # benchmarks/
         if not ray.is_initialized():
             ray.init(address=address, num_cpus=None if address else num_cpus,
                      runtime_env=runtime_env, include_dashboard=False,
