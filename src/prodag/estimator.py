@@ -166,17 +166,36 @@ class ProDAG(ParameterProtocol):
     progress : bool
         Show one progress bar for the whole fit, naming the stage that runs.
 
-    Attributes (after ``fit``): ``components_`` (the posterior's mixture components, each a
-    ``prodag.inference.Params`` of numpy arrays, best ELBO first: the fits at the chosen radius
-    from every start, ``prodag.mixture``), ``mixture_weights_`` (``(K,)``, ∝ exp(ELBO)),
-    ``component_lams_`` (``(K,)``, each component's radius), ``params_`` (the first
-    component), ``lam_`` (its radius: the chosen one), ``lambda_path_`` (grid and
-    scores, or None), ``columns_``, ``n_features_in_``, ``knowledge_`` (the checked
-    ``prodag.knowledge.Knowledge`` or None), ``history_`` (objective per epoch of the first
-    component), ``objective_`` (its low-noise negative ELBO per row), ``n_restarts_``,
-    ``mean_``, ``scale_``, ``noise_variance_`` (each ``(p,)``; the noise variances in the
-    units of ``(X - mean_) / scale_``), ``diagnostics_`` (``prodag.chains.diagnose``), ``seed_``, ``conditions_``
-    (the condition labels, or None) and ``condition_means_`` (``(G, p)``, or None).
+    Attributes
+    ----------
+    components_ : list of prodag.inference.Params
+        The posterior's mixture components (numpy arrays), largest weight first: the fits of
+        every chain whose evidence comes within 30 nats of the best (``prodag.chains``).
+    mixture_weights_ : ndarray of shape (K,)
+        The components' weights, ∝ exp(ELBO) (bagged: equal per chain).
+    component_lams_ : ndarray of shape (K,)
+        Each component's ℓ1 radius.
+    params_, lam_ : Params, float
+        The first component and its radius.
+    lambda_path_ : dict or None
+        The λ grid and its scores of the first component's chain (None for a fixed ``lam``).
+    diagnostics_ : dict
+        The chains' agreement (``prodag.chains.diagnose``): largest and mean difference of an
+        edge probability between chains, the edges beyond 0.3, each chain's best ELBO.
+    columns_, n_features_in_ : list of str, int
+        The variables' names and their number ``p``.
+    knowledge_ : prodag.knowledge.Knowledge or None
+        The checked prior knowledge.
+    history_, objective_ : ndarray, float
+        The first component's objective per epoch and its negative ELBO per row.
+    n_restarts_, seed_ : int
+        The starts per chain and the seed used.
+    mean_, scale_ : ndarray of shape (p,)
+        The fit saw ``(X - mean_) / scale_``.
+    noise_variance_ : ndarray of shape (p,)
+        The noise variances in the units of ``(X - mean_) / scale_``.
+    conditions_, condition_means_ : list or None, ndarray of shape (G, p) or None
+        The experimental conditions' labels and means.
     """
 
     def __init__(self, sem="linear", lam=None, n_samples=100, max_epochs=1000, patience=5,

@@ -120,10 +120,9 @@ def starts(engine: VariationalInference, Z: np.ndarray, noise: np.ndarray, dtype
            config: ModelConfig, from_data: bool, n_restarts: int) -> list[Params]:
     """The starting points of ``n_restarts`` fits on the rows ``Z (n, p)``: the prior, and with
     ``from_data`` the data starts (``prodag.initialization.start_means``, computed once here
-    for every radius fitted on these rows) alternating with it; the linear SEM's two data
-    starts (the top-down and the searched order) take every restart, without the prior
-    (``docs/findings.md``, 2026-11-25: the prior's fits land in different optima for
-    different seeds)."""
+    for every radius fitted on these rows) alternating with it; the linear SEM's data starts
+    (the top-down and the searched orders) take every restart in turn, without the prior,
+    whose fits land in different optima for different seeds."""
     prior = engine.init_params(Z.shape[1], noise, dtype)
     per_variable = engine.learn_noise_variance and np.size(noise) > 1
     data_starts = []
