@@ -13,7 +13,7 @@ def test_the_bar_counts_finished_fits_and_names_the_stage(capsys):
         progress.fit_done()
         assert progress.bar.n == 2 and progress.bar.total == 3
         assert "radius 2/10" in progress.bar.desc
-        assert progress.bar.postfix == "epoch=7, objective=1.2500"
+        assert progress.bar.postfix == "epoch 7, loss 1.25"
 
 
 def test_a_disabled_bar_writes_nothing(capsys):

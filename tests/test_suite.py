@@ -140,7 +140,9 @@ def test_synthetic_settings_match_the_command_line_and_reject_unknown_names():
         validation_set=False)
     assert settings.estimator_options() == {
         "sem": "mlp", "projection": "auto", "progress": False, "lam": float("inf"),
-        "noise_variance": 1.0, "prune": 0.1, "select_by": "validation"}
+        "prune": 0.1, "select_by": "validation"}  # the library's noise model unless given
+    paper = synthetic.settings_from_args(synthetic.parse_args(["--noise-variance", "1"]))
+    assert paper.estimator_options()["noise_variance"] == 1.0
     assert synthetic.settings_from_args(synthetic.parse_args([])) == (
         synthetic.SyntheticSettings())
     with pytest.raises(ValueError, match="sem must be one of"):

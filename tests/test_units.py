@@ -52,22 +52,23 @@ def test_a_shared_variance_is_the_same_as_equal_variances_per_variable():
 def test_equal_noise_fit_is_equivariant_to_a_common_change_of_units():
     X = _data()
     base = _fit(X, noise_variance="equal")
-    assert np.all(base.noise_variance_ == base.noise_variance_[0])
-    assert 0.6 < base.noise_variance_[0] < 1.5
+    in_data_units = base.noise_variance_ * base.scale_ ** 2
+    assert np.all(in_data_units == in_data_units[0])
+    assert 0.6 < in_data_units[0] < 1.5
     for factor, shift in ((1e-4, 3.0), (1e5, -2e6)):
         other = _fit(X * factor + shift, noise_variance="equal")
-        np.testing.assert_allclose(other.noise_variance_, base.noise_variance_ * factor ** 2,
-                                   rtol=1e-3)
+        np.testing.assert_allclose(other.noise_variance_ * other.scale_ ** 2,
+                                   in_data_units * factor ** 2, rtol=1e-3)
         np.testing.assert_allclose(other.edge_probabilities(), base.edge_probabilities(),
                                    atol=0.02)
 
 
-def test_the_paper_default_is_not_equivariant():
+def test_the_paper_protocol_is_not_equivariant():
     """Unit noise variance in the data's units: the same data in other units change the
-    answer (the reason for ``noise_variance="equal"``)."""
+    answer (the reason for the default ``noise_variance="equal"``)."""
     X = _data()
-    base = _fit(X)
-    other = _fit(X * 1e-3)
+    base = _fit(X, noise_variance=1.0)
+    other = _fit(X * 1e-3, noise_variance=1.0)
     assert np.abs(other.edge_probabilities() - base.edge_probabilities()).max() > 0.5
 
 

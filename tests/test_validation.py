@@ -266,12 +266,12 @@ def test_fit_warns_about_wrong_units_only_when_the_noise_variance_is_fixed():
     import warnings
 
     from prodag import ProDAG, simulate
-    from prodag.validation import NoiseScaleWarning
+    from prodag.diagnostics import NoiseScaleWarning
 
     X = simulate.dataset(p=4, s=3, n=100, seed=0).X * 1e6
     options = dict(lam=1.0, max_epochs=2, n_samples=4, progress=False)
     with pytest.warns(NoiseScaleWarning):
-        ProDAG(**options).fit(X)
+        ProDAG(noise_variance=1.0, **options).fit(X)
     with warnings.catch_warnings():
         warnings.simplefilter("error", NoiseScaleWarning)
         ProDAG(noise_variance="equal", **options).fit(X)

@@ -30,14 +30,28 @@ class ColumnScaleWarning(UserWarning):
     """Some columns vary on a very different scale from the rest (different units, an ID)."""
 
 
-def fit_scale(data: np.ndarray, standardize: bool, learned_noise: bool) -> np.ndarray:
-    """The scale ``(p,)`` the centred data ``(n, p)`` are divided by (module docstring)."""
+def fit_scale(data: np.ndarray, standardize: bool, learned_noise: bool,
+              robust: bool = False) -> np.ndarray:
+    """The scale ``(p,)`` the centred data ``(n, p)`` are divided by (module docstring). With
+    ``robust`` (heavy-tailed noise) the common scale comes from each column's median absolute
+    deviation, so a few gross outliers do not set the unit of every column."""
     p = data.shape[1]
     if standardize:
         return data.std(axis=0)
     if learned_noise:
-        return np.full(p, float(np.sqrt(np.mean(data.var(axis=0)))))
+        return np.full(p, float(np.sqrt(np.mean(column_spread(data, robust) ** 2))))
     return np.ones(p)
+
+
+def column_spread(data: np.ndarray, robust: bool) -> np.ndarray:
+    """Each column's standard deviation ``(p,)``; with ``robust``, 1.4826 times its median
+    absolute deviation (the standard deviation of Gaussian data), or the standard deviation
+    where that is 0."""
+    if not robust:
+        return data.std(axis=0)
+    deviation = np.abs(data - np.median(data, axis=0))
+    spread = 1.4826 * np.median(deviation, axis=0)
+    return np.where(spread > 0, spread, data.std(axis=0))
 
 
 def warn_column_scales(data: np.ndarray, names: list[str],

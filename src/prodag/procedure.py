@@ -101,25 +101,30 @@ def preprocess(settings, X, X_val, interventions, conditions) -> Prepared:
     if not settings.standardize:
         preprocessing.warn_column_scales(data, columns)
     mean = np.median(data, axis=0) if settings.likelihood == "student" else data.mean(axis=0)
-    scale = preprocessing.fit_scale(data - mean, settings.standardize, learn_noise)
+    scale = preprocessing.fit_scale(data - mean, settings.standardize, learn_noise,
+                                    robust=settings.likelihood == "student")
     Z = (data - mean) / scale
     observed = None if mask is None else ~mask
-    noise = noise_start(settings.noise_variance, Z, observed)
+    noise = noise_start(settings.noise_variance, Z, observed,
+                        robust=settings.likelihood == "student")
     if not learn_noise:
         diagnostics.warn_noise_scale(Z, noise, columns)
     return Prepared(Z, None if val is None else (val - mean) / scale, observed, noise,
                     columns, mean, scale, labels, condition_means, knowledge, seed)
 
 
-def noise_start(noise_variance, Z: np.ndarray, observed: np.ndarray | None) -> np.ndarray:
+def noise_start(noise_variance, Z: np.ndarray, observed: np.ndarray | None,
+                robust: bool = False) -> np.ndarray:
     """The fixed noise variances ``(p,)``, or the start of the learned ones: ``(p,)`` for
     ``"estimate"``, ``(1,)`` for ``"equal"``, at ``initialization.noise_variance_start`` of
-    the observational rows (so the fit is equivariant to the data's scale)."""
+    the observational rows (so the fit is equivariant to the data's scale); with ``robust``,
+    of those without gross outliers (``fitting.without_outlying_rows``)."""
     p = Z.shape[1]
     if not isinstance(noise_variance, str):
         return validation.check_positive_vector("noise_variance", noise_variance, p)
     rows = Z if observed is None else Z[np.all(observed, axis=1)]
     rows = rows if len(rows) > p else Z
+    rows = fitting.without_outlying_rows(rows) if robust else rows
     start = noise_variance_start(rows - rows.mean(axis=0))
     return np.full(p if noise_variance == "estimate" else 1, start)
 

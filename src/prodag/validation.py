@@ -222,8 +222,8 @@ def _raise_non_numeric(bad: list[tuple[str, np.ndarray]]) -> None:
     unique_hints = list(dict.fromkeys(hints))
     raise NonNumericDataError(
         f"{len(bad)} column(s) are not numeric: {', '.join(parts)}{more} (rows count from 0, "
-        f"the header not counted). prodag models continuous variables: "
-        + "; ".join(unique_hints) + ".")
+        f"the header not counted; a value's float() argument must be a string or a real "
+        f"number). prodag models continuous variables: " + "; ".join(unique_hints) + ".")
 
 
 def _check_finite(data: np.ndarray, names: list[str]) -> None:
