@@ -57,6 +57,7 @@ from jax import lax
 from prodag.projection import project
 
 from .. import RESULTS_DIR
+from ..suite.synthetic import _parse_value
 MOVES = ("site", "joint", "reverse", "transpose")
 MOVE_PROBABILITIES = (0.6, 0.25, 0.1, 0.05)
 SITE_SCALES = (0.03, 0.1, 0.3, 1.0, 3.0)
@@ -461,15 +462,6 @@ COLUMNS = ("p", "seed", "mean_dP", "max_dP", "mc_error_max", "brier_reference", 
 def _line(row: dict, columns=COLUMNS) -> str:
     return "  ".join(f"{row[c]:>8.3f}" if isinstance(row[c], float) else f"{row[c]:>8}"
                      for c in columns)
-
-
-def _parse_value(text: str):
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return {"True": True, "False": False, "None": None}.get(text, text)
 
 
 def _options(pairs: list[str]) -> dict:
