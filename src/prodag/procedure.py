@@ -202,10 +202,13 @@ def pool(the_plan: Plan, runs: list, prepared: Prepared, key, dtype) -> Posterio
     fits, chain_of = chains.contenders(runs, n, per_chain=the_plan.bagged)
     score_key = jax.random.fold_in(key, chains.DIAGNOSTIC_STREAM)
     objectives = np.empty(len(fits))
-    for chain in np.unique(chain_of):  # each chain scored on the rows it fitted
+    # bagged chains are scored on the rows each fitted; the others share one set of rows
+    groups = np.unique(chain_of) if the_plan.bagged else [int(chain_of[0])]
+    for chain in groups:
         Z, observed, _ = the_plan.rows[chain]["refit"] or the_plan.rows[chain]["path"]
         data = the_plan.engine.model.prepare_data(jnp.asarray(Z, dtype), observed)
-        members = np.flatnonzero(chain_of == chain)
+        members = (np.flatnonzero(chain_of == chain) if the_plan.bagged
+                   else np.arange(len(fits)))
         objectives[members] = chains.rescore(the_plan.engine, [fits[i] for i in members],
                                              data, n, prepared.noise, score_key)
     kept, weights = (mixture.bagged_components(objectives, chain_of, n) if the_plan.bagged
