@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from prodag import ProDAG, project
+from prodag import ProDAG, TrainingOptions, project
 from prodag.models import LinearSEM, make_model
 from prodag.models.additive import AdditiveSEM
 
@@ -117,7 +117,7 @@ def test_a_fit_samples_dags_and_reloads_exactly(tmp_path):
 
     data = simulate.dataset(6, 6, 80, sem="mlp", seed=3)
     fitted = ProDAG(sem="additive", lam=2.0, seed=0, progress=False, max_epochs=20,
-                    n_restarts=1).fit(data.X)
+                    training=TrainingOptions(n_restarts=1)).fit(data.X)
     assert np.all(is_dag(fitted.sample(300) != 0))
     fitted.save(tmp_path / "additive.npz")
     loaded = ProDAG.load(tmp_path / "additive.npz")

@@ -83,15 +83,16 @@ def preprocess(settings, X, X_val, interventions, conditions,
     if X_val is not None and (settings.lam != "auto"
                               or training_options(settings).select_by != "validation"):
         warnings.warn("X_val is used only to choose lam='auto' with "
-                      "training=TrainingOptions(select_by='validation'); it is ignored here.", UserWarning, stacklevel=4)
+                      "training=TrainingOptions(select_by='validation'); it is ignored here.",
+                      UserWarning, stacklevel=4)
     mask = (None if interventions is None else
             interventions_module.intervention_mask(interventions, columns, n))
     groups = interventions_module.condition_groups(conditions, mask,
                                                    intervention_kind, n)
     if (mask is not None or conditions is not None) and X_val is not None:
         raise ValueError("X_val cannot be combined with interventions or conditions: choose "
-                         "lam by the ELBO (TrainingOptions(select_by='elbo')) or let ProDAG split its own "
-                         "validation rows.")
+                         "lam by the ELBO (TrainingOptions(select_by='elbo')) or let ProDAG "
+                         "split its own validation rows.")
     labels, condition_means = None, None
     if groups is not None:
         data, condition_means = interventions_module.centre_within(data, groups)

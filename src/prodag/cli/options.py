@@ -38,7 +38,8 @@ GraphKind = choices("GraphKind", simulate.GRAPH_KINDS)
 Noise = choices("Noise", simulate.NOISES)
 InterventionKind = choices("InterventionKind", INTERVENTION_KINDS)
 
-API = {**{name: parameter.default for name, parameter in inspect.signature(ProDAG).parameters.items()
+API = {**{name: parameter.default
+          for name, parameter in inspect.signature(ProDAG).parameters.items()
           if name not in GROUPS},
        **{name: value for options in GROUPS.values() for name, value in as_dict(options()).items()},
        "forbid_within_tiers": Tiers.__dataclass_fields__["forbid_within"].default,
