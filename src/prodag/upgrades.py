@@ -17,7 +17,7 @@ from prodag.parameters import GROUPS, as_dict
 
 def upgraded(metadata: dict, check) -> dict:
     """``metadata`` of any readable version as the current version; ``check`` (the loader's
-    ``_Checker``) fails with the file's name when an old file cannot be read."""
+    ``prodag.model_file.Checker``) fails with the file's name when an old file cannot be read."""
     for version, step in STEPS.items():
         if metadata["format_version"] == version:
             check.that(isinstance(metadata.get("params"), dict), "'params' is not a JSON object")

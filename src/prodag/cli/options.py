@@ -16,7 +16,7 @@ import typer
 from prodag import simulate
 from prodag.estimator import ProDAG
 from prodag.knowledge import Tiers
-from prodag.parameters import GROUPS, NOISE_MODELS, as_dict
+from prodag.parameters import GROUPS, NOISE_MODELS, as_dict, check_lam
 from prodag.interventions import INTERVENTION_KINDS
 from prodag.selection import CRITERIA
 from prodag.models import LIKELIHOODS, SEM_NAMES
@@ -182,9 +182,10 @@ def parse_lam(text: str) -> float | str:
     except ValueError:
         raise ValueError(f"--lam must be 'auto', 'inf' or a positive number, got {text!r}") \
             from None
-    if not lam > 0:
-        raise ValueError(f"--lam must be positive (the l1-ball radius), got {text!r}")
-    return lam
+    try:
+        return check_lam(lam)  # the rule ProDAG(lam=...) and ProDAG.load apply
+    except ValueError:
+        raise ValueError(f"--lam must be positive (the l1-ball radius), got {text!r}") from None
 
 
 def lam_text(lam: float | str) -> str:
