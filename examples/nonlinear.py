@@ -9,10 +9,11 @@ piecewise-linear shape, and the linear SEM.
 
 import os
 
-from prodag import ProDAG, metrics, simulate
+from prodag import ProDAG, TrainingOptions, metrics, simulate
 
 # PRODAG_EXAMPLES_QUICK=1 (the tests) fits with tiny settings; unset, a real fit.
-QUICK = ({"lam": 2.0, "max_epochs": 10, "n_samples": 8, "n_restarts": 1}
+QUICK = ({"lam": 2.0, "max_epochs": 10, "n_samples": 8,
+          "training": TrainingOptions(n_restarts=1)}
          if os.environ.get("PRODAG_EXAMPLES_QUICK") else {})
 
 data = simulate.dataset(p=10, s=20, n=100, sem="mlp", seed=0)

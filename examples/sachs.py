@@ -12,18 +12,19 @@ import os
 
 import numpy as np
 
-from prodag import ProDAG, datasets, metrics
+from prodag import ProDAG, TrainingOptions, datasets, metrics
 
 # PRODAG_EXAMPLES_QUICK=1 (the tests) fits with tiny settings; unset, a real fit.
-QUICK = ({"lam": 2.0, "max_epochs": 10, "n_samples": 8, "n_restarts": 1}
+QUICK = ({"lam": 2.0, "max_epochs": 10, "n_samples": 8,
+          "training": TrainingOptions(n_restarts=1)}
          if os.environ.get("PRODAG_EXAMPLES_QUICK") else {})
 
 sachs = datasets.load_sachs()
 cells = np.log(sachs.data[sachs.variables])        # (7466, 11); raw values span 10^4
 
-estimator = ProDAG(standardize=True, prune=0.1, intervention_kind="activity", seed=0,
-                   progress=False, **QUICK)
-estimator.fit(cells, interventions=sachs.interventions, conditions=sachs.conditions)
+estimator = ProDAG(standardize=True, prune=0.1, seed=0, progress=False, **QUICK)
+estimator.fit(cells, interventions=sachs.interventions, conditions=sachs.conditions,
+              intervention_kind="activity")
 
 samples = estimator.sample(1000)                   # (1000, 11, 11) posterior DAGs
 scores = {"18-edge consensus graph": metrics.evaluate(sachs.graph, samples),

@@ -8,12 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prodag import ProDAG
+from prodag import ProDAG, TrainingOptions
 from prodag.diagnostics import (CollinearityWarning, SmallSampleWarning, collinear_columns,
                                 warn_few_rows)
-from prodag.validation import DataError, check_rows, check_seed
+from prodag.checks import check_seed
+from prodag.validation import DataError, check_rows
 
-TINY = dict(lam=2.0, max_epochs=2, n_samples=4, n_restarts=1, init="prior", progress=False)
+TINY = dict(lam=2.0, max_epochs=2, n_samples=4, progress=False,
+            training=TrainingOptions(n_restarts=1, init="prior"))
 
 
 @pytest.mark.parametrize("seed", [1.5, "abc", 2 ** 70, -1, 2 ** 32, True])

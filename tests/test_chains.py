@@ -11,9 +11,10 @@ import pytest
 
 from cli_support import fitted as fitted_cli  # noqa: F401 (fixture)
 
-from prodag import ProDAG, chains, fitting
+from prodag import ProDAG, TrainingOptions, chains, fitting
 from prodag.inference import Params
 from prodag.mixture import evidence_weights
+from prodag.parameters import optimiser_options
 from prodag.variational import VariationalParams, inverse_softplus
 
 NAMES = ["a", "b", "c"]
@@ -79,8 +80,8 @@ def fitted():
     X = rng.standard_normal((60, 4))
     X[:, 1] += 0.8 * X[:, 0]
     X[:, 3] += 0.8 * X[:, 2] - 0.6 * X[:, 1]
-    est = ProDAG(lam=3.0, max_epochs=40, n_samples=20, n_restarts=2, n_chains=2, seed=0,
-                 progress=False)
+    est = ProDAG(lam=3.0, max_epochs=40, n_samples=20, n_chains=2, seed=0, progress=False,
+                 training=TrainingOptions(n_restarts=2))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", chains.ChainDisagreementWarning)
         est.fit(X)
@@ -88,7 +89,7 @@ def fitted():
 
 
 def _rescored(est, X, key, components):
-    engine = fitting.engine(est._config(), est._training_options(), 0.0, 1.0, True)
+    engine = fitting.engine(est._config(), optimiser_options(est), 0.0, 1.0, True)
     Z = (X - est.mean_) / est.scale_
     data = engine.model.prepare_data(jnp.asarray(Z, jnp.float32), None)
     noise = np.full(1, 1.0)

@@ -37,18 +37,24 @@ def test_help_lists_every_command_and_documents_defaults():
 
 
 def test_fit_defaults_are_the_python_apis():
-    api = inspect.signature(ProDAG).parameters
+    from prodag import NetworkOptions, TrainingOptions
+
+    api = {name: p.default for name, p in inspect.signature(ProDAG).parameters.items()}
+    api.update(vars(TrainingOptions()), **vars(NetworkOptions()))
+    api["intervention_kind"] = inspect.signature(ProDAG.fit).parameters[
+        "intervention_kind"].default
     params = command_params("fit")
     shared = {"sem": "sem", "select_by": "select_by", "restarts": "n_restarts",
               "hidden_units": "hidden_units", "bias": "bias", "n_samples": "n_samples",
               "max_epochs": "max_epochs", "seed": "seed", "projection": "projection",
-              "standardize": "standardize", "prune": "prune", "progress": "progress"}
+              "standardize": "standardize", "prune": "prune", "progress": "progress",
+              "intervention_kind": "intervention_kind"}
     for option, name in shared.items():
         default = params[option].default
-        assert getattr(default, "value", default) == api[name].default, option
+        assert getattr(default, "value", default) == api[name], option
     assert params["standardize"].default is False
-    assert parse_lam(params["lam"].default) is api["lam"].default
-    assert parse_noise_variance(params["noise_variance"].default) == api["noise_variance"].default
+    assert parse_lam(params["lam"].default) == api["lam"]
+    assert parse_noise_variance(params["noise_variance"].default) == api["noise_variance"]
 
 
 @pytest.mark.parametrize("text, expected", [("equal", "equal"), (" Estimate ", "estimate"),
@@ -113,7 +119,7 @@ def test_help_texts_say_what_each_command_does():
     assert "API" in invoke("fit", "--help").output  # the standardise default is the API's
 
 
-@pytest.mark.parametrize("text, expected", [("auto", None), ("inf", np.inf), ("2.5", 2.5),
+@pytest.mark.parametrize("text, expected", [("auto", "auto"), ("inf", np.inf), ("2.5", 2.5),
                                             (" INF ", np.inf)])
 def test_parse_lam(text, expected):
     assert parse_lam(text) == expected
@@ -257,7 +263,7 @@ def test_fit_passes_the_network_options_to_the_mlp(tmp_path):
                     "--n-samples", 4, "--n-draws", 20, "--no-progress")
     assert result.exit_code == 0, result.output
     model = ProDAG.load(tmp_path / "out" / "posterior.npz")
-    assert (model.hidden_units, model.bias) == (2, False)
+    assert (model.network.hidden_units, model.network.bias) == (2, False)
     assert model.params_.q.loc["W1"].shape == (3, 3, 2)
     assert not any(name.startswith("b") for name in model.params_.q.loc)
     options = json.loads((tmp_path / "out" / "summary.json").read_text())["options"]
@@ -406,9 +412,9 @@ def test_fit_reads_the_conditions_column_as_the_api_takes_conditions(tmp_path):
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["p"] == 2 and summary["conditions"] == ["base", "stim", "drug"]
     written = pd.read_csv(tmp_path / "out" / "edge_probabilities.csv", index_col=0)
-    api = ProDAG(lam=2.0, max_epochs=10, seed=0, intervention_kind="activity",
-                 progress=False).fit(frame[["a", "b"]], interventions=frame["target"],
-                                     conditions=frame["condition"])
+    api = ProDAG(lam=2.0, max_epochs=10, seed=0, progress=False).fit(
+        frame[["a", "b"]], interventions=frame["target"], conditions=frame["condition"],
+        intervention_kind="activity")
     np.testing.assert_allclose(written.to_numpy(), edge_probabilities(api.sample(1000)),
                                atol=1e-12)
     missing = invoke("fit", tmp_path / "data.csv", "--conditions", "batch", "--out",

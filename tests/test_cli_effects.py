@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from cli_support import assert_one_line_error, fitted, invoke  # noqa: F401 (fixture)
 
-from prodag import ProDAG
+from prodag import NetworkOptions, ProDAG
 
 N_DRAWS = 60  # the fixture's --n-draws: the graphs of samples.npz
 
@@ -51,8 +51,8 @@ def test_an_mlp_results_folder_works(tmp_path):
     a = rng.normal(size=80)
     frame = pd.DataFrame({"a": a, "b": np.tanh(2 * a) + 0.3 * rng.normal(size=80),
                           "c": rng.normal(size=80)})
-    estimator = ProDAG(sem="mlp", hidden_units=2, lam=math.inf, max_epochs=2, n_samples=4,
-                       seed=0, progress=False).fit(frame)
+    estimator = ProDAG(sem="mlp", network=NetworkOptions(hidden_units=2), lam=math.inf,
+                       max_epochs=2, n_samples=4, seed=0, progress=False).fit(frame)
     folder = tmp_path / "mlp"
     folder.mkdir()
     estimator.save(folder / "posterior.npz")

@@ -6,11 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prodag import ProDAG
+from prodag import ProDAG, TrainingOptions
 from prodag.interventions import centre_within, condition_groups
 from prodag.validation import DataError
 
-FAST = dict(lam=2.0, n_restarts=1, max_epochs=30, seed=0, progress=False)
+FAST = dict(lam=2.0, training=TrainingOptions(n_restarts=1), max_epochs=30, seed=0,
+            progress=False)
 
 
 def chain_with_conditions(seed: int = 0, n_per: int = 60):
@@ -75,8 +76,9 @@ def test_activity_interventions_ignore_the_intervened_values():
     scrambled = X.copy()
     rows = np.flatnonzero(conditions == "drug")
     scrambled.loc[rows, "b"] = np.random.default_rng(5).standard_normal(len(rows)) * 4 + 7
-    fits = {kind: [ProDAG(intervention_kind=kind, **FAST)
-                   .fit(data, interventions=targets, conditions=conditions)
+    fits = {kind: [ProDAG(**FAST)
+                   .fit(data, interventions=targets, conditions=conditions,
+                        intervention_kind=kind)
                    .edge_probabilities() for data in (X, scrambled)]
             for kind in ("do", "activity")}
     np.testing.assert_allclose(fits["activity"][0], fits["activity"][1], atol=1e-6)
@@ -102,12 +104,12 @@ def test_predict_adds_back_each_condition_intercept():
 
 def test_save_and_load_keep_the_conditions(tmp_path):
     X, conditions, targets = chain_with_conditions()
-    fitted = ProDAG(intervention_kind="activity", **FAST).fit(X, interventions=targets,
-                                                               conditions=conditions)
+    fitted = ProDAG(**FAST).fit(X, interventions=targets, conditions=conditions,
+                                intervention_kind="activity")
     fitted.save(tmp_path / "model.npz")
     loaded = ProDAG.load(tmp_path / "model.npz")
     assert loaded.conditions_ == fitted.conditions_
-    assert loaded.intervention_kind == "activity"
+    assert loaded.intervention_kind_ == "activity"
     np.testing.assert_array_equal(loaded.condition_means_, fitted.condition_means_)
     np.testing.assert_array_equal(loaded.predict(X, seed=1, conditions=conditions),
                                   fitted.predict(X, seed=1, conditions=conditions))
@@ -116,4 +118,4 @@ def test_save_and_load_keep_the_conditions(tmp_path):
 def test_an_unknown_intervention_kind_is_refused():
     X, _, _ = chain_with_conditions()
     with pytest.raises(ValueError, match="intervention_kind"):
-        ProDAG(intervention_kind="soft", progress=False).fit(X)
+        ProDAG(progress=False).fit(X, intervention_kind="soft")

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prodag import ProDAG, effects
+from prodag import ProDAG, TrainingOptions, effects
 from prodag.inference import Params
 from prodag.models import LinearSEM, make_model
 from prodag.variational import VariationalParams, inverse_softplus
@@ -96,7 +96,8 @@ def chain_data(n, seed=0, scale=(1.0, 1.0, 1.0)):
     return pd.DataFrame(np.column_stack([a, b, c]) * np.asarray(scale), columns=NAMES)
 
 
-FAST = dict(lam=3.0, seed=0, progress=False, max_epochs=10, n_samples=10, n_restarts=1,
+FAST = dict(lam=3.0, seed=0, progress=False, max_epochs=10, n_samples=10,
+            training=TrainingOptions(n_restarts=1),
             standardize=True)
 
 

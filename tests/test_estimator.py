@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prodag import ProDAG
+from prodag import NetworkOptions, ProDAG, TrainingOptions
 from prodag.estimator import NotFittedError
 from prodag.validation import DataError
 
@@ -117,6 +117,23 @@ def test_get_and_set_params():
         est.set_params(learning_rate=1.0)
 
 
+def test_the_constructor_has_at_most_20_parameters_and_nest_groups_flat_settings():
+    import inspect
+
+    from prodag import Tiers
+    from prodag.parameters import nest
+
+    assert len(inspect.signature(ProDAG).parameters) <= 20
+    kwargs = nest({"n_restarts": 2, "bias": False, "lam": 1.0, "tiers": [["a"], ["b"]],
+                   "forbid_within_tiers": True})
+    assert kwargs["training"] == TrainingOptions(n_restarts=2)
+    assert kwargs["network"] == NetworkOptions(bias=False) and kwargs["lam"] == 1.0
+    assert kwargs["tiers"] == Tiers([["a"], ["b"]], forbid_within=True)
+    for removed in ("mix_radii", "mlp_edges", "intervention_kind"):
+        with pytest.raises(ValueError, match=removed):
+            nest({removed: True})
+
+
 def test_use_before_fit_raises():
     est = ProDAG()
     for call in (lambda: est.sample(3), est.edge_probabilities, est.to_networkx,
@@ -138,16 +155,36 @@ GOOD = _chain_data(40)
     ({"noise_variance": [1, 1, 1, 1, -1]}, "noise_variance"),
     ({"projection": "magic"}, "projection"),
     ({"prior_std": 0.0}, "prior_std"),
-    ({"validation_fraction": 1.5}, "validation_fraction"),
-    ({"select_by": "bic"}, "select_by"),
-    ({"init": "random"}, "init"),
     ({"max_epochs": 0}, "max_epochs"),
-    ({"sem": "mlp", "hidden_layers": 0}, "hidden_layers"),
+    ({"lam": None}, "lam='auto'"),
+    ({"lam": "inf"}, "math.inf"),
+    ({"training": {"n_restarts": 2}}, "TrainingOptions"),
+    ({"bootstrap": "yes"}, "bootstrap"),
 ])
 def test_bad_parameters_raise_at_fit(params, match):
     est = ProDAG(progress=False, **params)  # constructing never fails (scikit-learn style)
     with pytest.raises(ValueError, match=match):
         est.fit(GOOD)
+
+
+@pytest.mark.parametrize("options, params, match", [
+    (TrainingOptions, {"validation_fraction": 1.5}, "validation_fraction"),
+    (TrainingOptions, {"select_by": "bic"}, "select_by"),
+    (TrainingOptions, {"init": "random"}, "init"),
+    (TrainingOptions, {"n_restarts": 0}, "n_restarts"),
+    (NetworkOptions, {"hidden_layers": 0}, "hidden_layers"),
+    (NetworkOptions, {"activation": "cubic"}, "activation"),
+])
+def test_bad_options_raise_where_the_group_is_built(options, params, match):
+    with pytest.raises(ValueError, match=match):
+        options(**params)
+
+
+def test_infinity_and_auto_are_the_spellings_of_lam():
+    fit = ProDAG(lam=math.inf, max_epochs=2, n_samples=4, n_chains=1, progress=False,
+                 training=TrainingOptions(n_restarts=1)).fit(GOOD)
+    assert fit.lam_ == math.inf and fit.lambda_path_ is None
+    assert ProDAG().lam == "auto"
 
 
 @pytest.mark.parametrize("X", [
@@ -163,7 +200,7 @@ def test_bad_data_raises_data_error(X):
 def test_too_few_rows_for_a_validation_split():
     X = np.random.default_rng(0).standard_normal((4, 3))
     with pytest.raises(DataError, match="validation"):
-        ProDAG(select_by="validation", progress=False).fit(X)
+        ProDAG(training=TrainingOptions(select_by="validation"), progress=False).fit(X)
 
 
 def test_validation_rows_must_match_the_columns():
@@ -185,8 +222,9 @@ def test_elbo_selection_keeps_the_best_scored_radius_of_the_grid(chain_fit):
 
 def test_validation_selection_uses_the_held_out_rows():
     data = _chain_data(300, seed=3)
-    fit = ProDAG(select_by="validation", seed=0, progress=False, max_epochs=30,
-                 n_samples=20, n_restarts=1).fit(data.iloc[:250], X_val=data.iloc[250:])
+    fit = ProDAG(seed=0, progress=False, max_epochs=30, n_samples=20,
+                 training=TrainingOptions(select_by="validation", n_restarts=1)).fit(
+        data.iloc[:250], X_val=data.iloc[250:])
     assert fit.lambda_path_["criterion"] == "validation"
     assert fit.lam_ == fit.lambda_path_["lambdas"][int(np.argmax(fit.lambda_path_["scores"]))]
 
@@ -198,11 +236,12 @@ def test_x_val_without_validation_selection_warns():
 
 def _starts(est, Z):
     from prodag import fitting
+    from prodag.parameters import optimiser_options, resolved_init, resolved_restarts
 
     est._check_params()
-    engine = fitting.engine(est._config(), est._training_options(), 0.0, 1.0, False)
+    engine = fitting.engine(est._config(), optimiser_options(est), 0.0, 1.0, False)
     return fitting.starts(engine, Z, np.ones(Z.shape[1]), est._dtype(), est._config(),
-                          est._resolved_init() == "data", est._resolved_restarts(Z.shape[1]))
+                          resolved_init(est) == "data", resolved_restarts(est, Z.shape[1]))
 
 
 def test_data_start_begins_at_the_ordered_regression():
@@ -212,7 +251,7 @@ def test_data_start_begins_at_the_ordered_regression():
     from prodag.initialization import ORDER_SEARCH_STARTS
     from prodag.order_search import searched_orders
 
-    est = ProDAG(lam=1.0, seed=0, progress=False, n_restarts=3)
+    est = ProDAG(lam=1.0, seed=0, progress=False, training=TrainingOptions(n_restarts=3))
     Z = _chain_data(500).to_numpy()
     Z = Z - Z.mean(axis=0)
     starts = _starts(est, Z)
@@ -230,7 +269,8 @@ def test_data_start_begins_at_the_ordered_regression():
 def test_the_additive_sems_data_starts_alternate_linear_and_additive():
     from prodag.initialization import additive_start, linear_start
 
-    est = ProDAG(sem="additive", lam=1.0, seed=0, progress=False, n_restarts=5)
+    est = ProDAG(sem="additive", lam=1.0, seed=0, progress=False,
+                 training=TrainingOptions(n_restarts=5))
     Z = _chain_data(500).to_numpy()
     Z = Z - Z.mean(axis=0)
     starts = _starts(est, Z)
@@ -247,11 +287,15 @@ def test_the_additive_sems_data_starts_alternate_linear_and_additive():
     ("linear", None, {"noise_variance": "estimate"}, 3), ("mlp", None, {}, 1),
     ("mlp", 2, {}, 2), ("additive", None, {}, 3)])
 def test_default_restarts_depend_on_the_sem(sem, restarts, options, expected):
-    est = ProDAG(sem=sem, lam=1.0, n_restarts=restarts, progress=False, **options)
+    from prodag.parameters import nest
+
+    est = ProDAG(**nest({"sem": sem, "lam": 1.0, "n_restarts": restarts, "progress": False,
+                         **options}))
     assert len(_starts(est, np.random.default_rng(0).standard_normal((10, 5)))) == expected
 
 
 @pytest.mark.parametrize("settings", [{"activation": "tanh"}, {"hidden_units": 1}])
 def test_network_data_start_needs_relu_pairs(settings):
     with pytest.raises(ValueError, match="init='data'"):
-        ProDAG(sem="mlp", init="data", progress=False, **settings).fit(GOOD)
+        ProDAG(sem="mlp", training=TrainingOptions(init="data"), progress=False,
+               network=NetworkOptions(**settings)).fit(GOOD)

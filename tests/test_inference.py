@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from prodag import variational
-from prodag.inference import Params, TrainingOptions, VariationalInference
+from prodag.inference import Params, OptimiserOptions, VariationalInference
 from prodag.models import LinearSEM
 from prodag.projection import project
 
@@ -28,7 +28,7 @@ def test_elbo_gradient_through_the_projection_matches_finite_differences():
     the same for every perturbation, so the Monte Carlo objective is smooth in (loc, rho)."""
     with jax.enable_x64(True):
         p, lam = 3, 1.5
-        engine = VariationalInference(LinearSEM(), EXACT, TrainingOptions(n_samples=4))
+        engine = VariationalInference(LinearSEM(), EXACT, OptimiserOptions(n_samples=4))
         X = _data(p=p)
         data = engine.model.prepare_data(jnp.asarray(X))
         loc = jnp.array([[0.0, 1.2, 0.4], [0.05, 0.0, -0.9], [-0.1, 0.08, 0.0]])
@@ -59,7 +59,7 @@ def test_elbo_gradient_through_the_projection_matches_finite_differences():
 @pytest.fixture(scope="module")
 def engine():
     return VariationalInference(LinearSEM(), EXACT,
-                                TrainingOptions(n_samples=8, max_epochs=30, patience=3,
+                                OptimiserOptions(n_samples=8, max_epochs=30, patience=3,
                                                 steps_per_epoch=5, epochs_per_call=4))
 
 
@@ -91,7 +91,7 @@ def test_early_stopping_counts_epochs_without_improvement(data):
     noise = np.ones(3, np.float32)
     for patience, max_epochs, expected_epochs in [(3, 30, 4), (100, 7, 7)]:
         engine = VariationalInference(
-            LinearSEM(), EXACT, TrainingOptions(n_samples=8, max_epochs=max_epochs, lr=1e-12,
+            LinearSEM(), EXACT, OptimiserOptions(n_samples=8, max_epochs=max_epochs, lr=1e-12,
                                                 patience=patience, steps_per_epoch=2,
                                                 min_delta=10.0, epochs_per_call=3))
         result = engine.fit(engine.init_params(3, noise), prepared, 60, np.inf, noise,
@@ -102,7 +102,7 @@ def test_early_stopping_counts_epochs_without_improvement(data):
 def test_learned_noise_variance_moves_towards_the_residual_variance(engine, data):
     X, prepared = data
     learner = VariationalInference(LinearSEM(), EXACT,
-                                   TrainingOptions(n_samples=8, max_epochs=40, patience=40,
+                                   OptimiserOptions(n_samples=8, max_epochs=40, patience=40,
                                                    steps_per_epoch=5),
                                    learn_noise_variance=True)
     start = learner.init_params(3, np.full(3, 4.0, np.float32))

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prodag import ProDAG, simulate
+from prodag import ProDAG, TrainingOptions, simulate
 from prodag.interventions import intervention_mask
 from prodag.models import make_model
 from prodag.validation import DataError
@@ -91,8 +91,8 @@ def test_an_intervention_orients_an_edge_the_observational_posterior_cannot():
                         rng.standard_normal(n_int)])
     X = pd.DataFrame({"a": a, "b": b})
     targets = [""] * n_obs + ["b"] * n_int
-    settings = dict(lam=None, seed=0, progress=False, n_lambdas=3, standardize=True,
-                    noise_variance=0.64)
+    settings = dict(lam="auto", seed=0, progress=False, standardize=True,
+                    noise_variance=0.64, training=TrainingOptions(n_lambdas=3))
     observational = ProDAG(**settings).fit(X.iloc[:n_obs]).edge_probabilities()
     interventional = ProDAG(**settings).fit(X, interventions=targets).edge_probabilities()
     assert interventional[0, 1] > 0.95 and interventional[1, 0] < 0.05
@@ -102,5 +102,5 @@ def test_an_intervention_orients_an_edge_the_observational_posterior_cannot():
 def test_x_val_with_interventions_is_refused():
     X = np.random.default_rng(0).standard_normal((20, 3))
     with pytest.raises(ValueError, match="X_val cannot be combined"):
-        ProDAG(select_by="validation", progress=False).fit(
+        ProDAG(training=TrainingOptions(select_by="validation"), progress=False).fit(
             X, X_val=X, interventions=[""] * 19 + ["x0"])

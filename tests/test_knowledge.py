@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from prodag import ProDAG, project
+from prodag import NetworkOptions, ProDAG, Tiers, TrainingOptions, project
 from prodag.graph import is_dag
 from prodag.knowledge import Knowledge, KnowledgeError
 
@@ -161,19 +161,22 @@ def _chain_frame(n=150, seed=0):
     return pd.DataFrame(X, columns=NAMES)
 
 
-@pytest.mark.parametrize("sem, options", [
-    ("linear", {"n_lambdas": 3}),
-    ("mlp", {"lam": 4.0, "hidden_units": 2, "max_epochs": 10}),
+@pytest.mark.parametrize("sem, options, within", [
+    ("linear", {"training": TrainingOptions(n_lambdas=3)}, True),
+    ("mlp", {"lam": 4.0, "network": NetworkOptions(hidden_units=2), "max_epochs": 10}, False),
 ])
-def test_fits_respect_the_knowledge_in_every_sample_and_round_trip_it(sem, options, tmp_path):
+def test_fits_respect_the_knowledge_in_every_sample_and_round_trip_it(sem, options, within,
+                                                                      tmp_path):
     required = pd.DataFrame({"source": ["e"], "target": ["a"]})  # against the data's chain
     est = ProDAG(sem=sem, seed=0, progress=False, required=required,
-                 forbidden=[("a", "b")], tiers=[["c"], ["d", "e"]], n_samples=20,
-                 **options).fit(_chain_frame())
+                 forbidden=[("a", "b")], tiers=Tiers([["c"], ["d", "e"]], forbid_within=within),
+                 n_samples=20, **options).fit(_chain_frame())
     graphs = est.sample(300)
     assert np.all(graphs[:, 4, 0] != 0)
     assert np.all(graphs[:, 0, 1] == 0)
     assert np.all(graphs[:, 3, 2] == 0) and np.all(graphs[:, 4, 2] == 0)
+    if within:  # nothing inside the tier {d, e}
+        assert np.all(graphs[:, 3, 4] == 0) and np.all(graphs[:, 4, 3] == 0)
     assert np.all(is_dag(graphs))
     est.save(tmp_path / "model.npz")
     loaded = ProDAG.load(tmp_path / "model.npz")

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prodag import ProDAG, mixture
+from prodag import ProDAG, TrainingOptions, mixture
 
 
 def test_identical_components_share_the_mass_equally():
@@ -45,7 +45,8 @@ def mixed_fit():
     x = rng.standard_normal(60)
     frame = pd.DataFrame({"a": x, "b": 0.7 * x + rng.standard_normal(60),
                           "c": rng.standard_normal(60)})
-    return ProDAG(lam=2.0, n_restarts=3, seed=0, progress=False, n_samples=20).fit(frame)
+    return ProDAG(lam=2.0, training=TrainingOptions(n_restarts=3), seed=0, progress=False,
+                  n_samples=20).fit(frame)
 
 
 def test_a_fit_keeps_its_starts_as_weighted_components(mixed_fit):
@@ -72,7 +73,7 @@ def test_mixing_the_radii_keeps_fits_of_several_radii_weighted_by_their_evidence
     x = rng.standard_normal(40)
     frame = pd.DataFrame({"a": x, "b": 0.5 * x + rng.standard_normal(40),
                           "c": rng.standard_normal(40)})
-    est = ProDAG(mix_radii=True, n_lambdas=4, n_chains=1, seed=0, progress=False,
+    est = ProDAG(training=TrainingOptions(n_lambdas=4), n_chains=1, seed=0, progress=False,
                  n_samples=20, max_epochs=30).fit(frame)
     assert est.lam_ == est.component_lams_[0]  # the largest weight first
     assert np.all(np.diff(est.mixture_weights_) <= 0)

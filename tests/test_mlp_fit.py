@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from prodag import ProDAG
+from prodag import NetworkOptions, ProDAG, TrainingOptions
 from prodag.graph import is_dag
 from prodag.models.mlp import MLPSEM
 
@@ -30,9 +30,9 @@ def chain():
 @pytest.fixture(scope="module")
 def fitted(chain):
     # the ELBO has local optima (orders); restarts keep the fit with the best objective
-    est = ProDAG(sem="mlp", hidden_units=HIDDEN_UNITS, lam=LAM, n_samples=16,
-                 noise_variance=0.1, max_epochs=80, patience=10, n_restarts=4, seed=0,
-                 progress=False)
+    est = ProDAG(sem="mlp", network=NetworkOptions(hidden_units=HIDDEN_UNITS), lam=LAM,
+                 n_samples=16, noise_variance=0.1, max_epochs=80, seed=0, progress=False,
+                 training=TrainingOptions(patience=10, n_restarts=4))
     return est.fit(chain)
 
 
@@ -71,7 +71,7 @@ def test_save_load_round_trip_samples_and_predicts_identically(fitted, chain, tm
     path = tmp_path / "mlp_posterior.npz"
     fitted.save(path)
     loaded = ProDAG.load(path)
-    assert loaded.sem == "mlp" and loaded.hidden_units == HIDDEN_UNITS
+    assert loaded.sem == "mlp" and loaded.network.hidden_units == HIDDEN_UNITS
     graphs, weights = fitted.sample(20, seed=3), fitted.sample_weights(20, seed=3)
     graphs_loaded = loaded.sample(20, seed=3)
     weights_loaded = loaded.sample_weights(20, seed=3)

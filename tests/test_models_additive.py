@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from prodag import ProDAG, project
+from prodag import ProDAG, TrainingOptions, project
 from prodag.models import LinearSEM, make_model
 from prodag.models.additive import AdditiveSEM
 
@@ -102,7 +102,8 @@ def test_a_v_shaped_edge_is_found_where_the_linear_model_sees_nothing():
     rng = np.random.default_rng(8)
     x = rng.standard_normal(400)
     X = np.column_stack([x, 1.5 * np.abs(x) + 0.5 * rng.standard_normal(400)])
-    options = dict(lam=3.0, seed=0, progress=False, max_epochs=300, n_restarts=1)
+    options = dict(lam=3.0, seed=0, progress=False, max_epochs=300,
+                   training=TrainingOptions(n_restarts=1))
     additive = ProDAG(sem="additive", **options).fit(X)
     strength = np.abs(additive.sample(400)).mean(axis=0)
     assert strength[0, 1] > 1.2 and strength[1, 0] < 0.3
@@ -117,7 +118,7 @@ def test_a_fit_samples_dags_and_reloads_exactly(tmp_path):
 
     data = simulate.dataset(6, 6, 80, sem="mlp", seed=3)
     fitted = ProDAG(sem="additive", lam=2.0, seed=0, progress=False, max_epochs=20,
-                    n_restarts=1).fit(data.X)
+                    training=TrainingOptions(n_restarts=1)).fit(data.X)
     assert np.all(is_dag(fitted.sample(300) != 0))
     fitted.save(tmp_path / "additive.npz")
     loaded = ProDAG.load(tmp_path / "additive.npz")

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from prodag import ProDAG
+from prodag import ProDAG, TrainingOptions
 from prodag.persistence import ModelFileError
 
 NAMES = ["a", "b", "c"]
@@ -17,8 +17,8 @@ def saved(tmp_path_factory):
     X = rng.standard_normal((30, 3))
     X[:, 1] += X[:, 0]
     path = tmp_path_factory.mktemp("model") / "model.npz"
-    ProDAG(lam=1.0, max_epochs=2, n_samples=5, n_restarts=1, n_chains=1, seed=0,
-           progress=False).fit(X).save(path)
+    ProDAG(lam=1.0, max_epochs=2, n_samples=5, n_chains=1, seed=0, progress=False,
+           training=TrainingOptions(n_restarts=1)).fit(X).save(path)
     return path
 
 
@@ -92,10 +92,22 @@ def test_tampered_metadata_or_arrays_are_rejected(saved, tmp_path, change, messa
         ProDAG.load(path)
 
 
+def _as_version_5(arrays, metadata):
+    """The file as format 5 wrote it: flat parameters, intervention_kind among them."""
+    params = metadata["params"]
+    for group in ("training", "network"):
+        params.update(params.pop(group) or {})
+    params.update(intervention_kind=metadata.pop("intervention_kind_"), mix_radii=True,
+                  mlp_edges="group_norm", forbid_within_tiers=False)
+    metadata["format_version"] = 5
+
+
 def _as_version_3(arrays, metadata):
-    """The file as format 3 wrote it: no likelihood."""
+    """The file as format 3 wrote it: no likelihood, no chains."""
+    _as_version_5(arrays, metadata)
     metadata["format_version"] = 3
-    del metadata["params"]["likelihood"]
+    del metadata["params"]["likelihood"], metadata["diagnostics_"]
+    del metadata["params"]["n_chains"], metadata["params"]["bootstrap"]
 
 
 def _as_version_2(arrays, metadata):
@@ -107,7 +119,7 @@ def _as_version_2(arrays, metadata):
 
 def test_a_version_2_file_loads_as_fitted_without_conditions(saved, tmp_path):
     loaded = ProDAG.load(_tampered(saved, tmp_path, _as_version_2))
-    assert loaded.conditions_ is None and loaded.intervention_kind == "do"
+    assert loaded.conditions_ is None and loaded.intervention_kind_ == "do"
     assert loaded.likelihood == "gaussian"
     np.testing.assert_array_equal(loaded.sample(5, seed=0), ProDAG.load(saved).sample(5, seed=0))
 
@@ -116,6 +128,34 @@ def test_a_version_3_file_loads_with_gaussian_noise(saved, tmp_path):
     loaded = ProDAG.load(_tampered(saved, tmp_path, _as_version_3))
     assert loaded.likelihood == "gaussian"
     np.testing.assert_array_equal(loaded.sample(5, seed=0), ProDAG.load(saved).sample(5, seed=0))
+
+
+def test_a_file_written_in_format_5_loads_with_grouped_parameters():
+    """``tests/data/model_format5.npz`` was written by the format-5 code (flat parameters,
+    ``lam=None``, ``forbid_within_tiers``, ``mix_radii``); it loads into the grouped
+    parameters and draws what that code drew (``model_format5_draws.npz``, ``seed=1``)."""
+    from pathlib import Path
+
+    from prodag import Tiers
+
+    data = Path(__file__).parent / "data"
+    loaded = ProDAG.load(data / "model_format5.npz")
+    assert loaded.lam == "auto" and loaded.training.n_lambdas == 2
+    assert loaded.training.n_restarts == 1 and loaded.training.steps_per_epoch == 2
+    assert loaded.tiers == Tiers([["x0"], ["x1", "x2"]], forbid_within=True)
+    assert loaded.knowledge_.forbid_within_tiers and loaded.intervention_kind_ == "do"
+    with np.load(data / "model_format5_draws.npz") as draws:
+        np.testing.assert_array_equal(loaded.sample(5, seed=1), draws["graphs"])
+    assert ProDAG(**loaded.get_params()).get_params() == loaded.get_params()
+
+
+def test_a_format_5_file_of_a_removed_option_is_refused(saved, tmp_path):
+    def strength(arrays, metadata):
+        _as_version_5(arrays, metadata)
+        metadata["params"]["mlp_edges"] = "strength"
+
+    with pytest.raises(ModelFileError, match="mlp_edges"):
+        ProDAG.load(_tampered(saved, tmp_path, strength))
 
 
 def test_a_npy_file_is_rejected(tmp_path):

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prodag import ProDAG
+from prodag import ProDAG, TrainingOptions
 from prodag.initialization import noise_variance_start
 from prodag.models.linear import LinearSEM
 
@@ -26,7 +26,7 @@ def _data(n=300, seed=0):
 
 def _fit(X, **options):
     settings = {"lam": 3.0, "seed": 0, "progress": False, "max_epochs": 20, "n_samples": 20,
-                "n_restarts": 1, **options}
+                "training": TrainingOptions(n_restarts=1), **options}
     return ProDAG(**settings).fit(pd.DataFrame(X, columns=NAMES))
 
 

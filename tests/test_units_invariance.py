@@ -6,12 +6,12 @@ import warnings
 import numpy as np
 import pytest
 
-from prodag import ProDAG, simulate
+from prodag import ProDAG, TrainingOptions, simulate
 from prodag.chains import ChainDisagreementWarning
 from prodag.preprocessing import ColumnScaleWarning
 
-FAST = dict(max_epochs=30, n_samples=20, n_lambdas=3, n_restarts=1, n_chains=1, seed=0,
-            progress=False)
+FAST = dict(max_epochs=30, n_samples=20, n_chains=1, seed=0, progress=False,
+            training=TrainingOptions(n_lambdas=3, n_restarts=1))
 
 
 def _probabilities(X, **options):

@@ -1,4 +1,5 @@
-"""Tests for prodag.validation: accepted inputs and one test per error."""
+"""Tests for prodag.validation (data tables) and prodag.checks (setting values): accepted
+inputs and one test per error."""
 
 import math
 
@@ -6,14 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prodag.validation import (
-    DataError,
-    check_choice,
-    check_data,
-    check_integer,
-    check_positive,
-    check_positive_vector,
-)
+from prodag.checks import check_choice, check_integer, check_positive, check_positive_vector
+from prodag.validation import DataError, check_data
 
 
 # --- accepted inputs --------------------------------------------------------------------------

@@ -40,7 +40,8 @@ def path_fits(p: int, s: int, n: int, seed: int) -> dict:
     and the four metrics of 1000 posterior samples."""
     import jax
 
-    from prodag import ProDAG, fitting, metrics, selection, simulate
+    from prodag import ProDAG, TrainingOptions, fitting, metrics, selection, simulate
+    from prodag.parameters import optimiser_options, resolved_restarts
 
     data = simulate.dataset(p, s, n, seed=seed)
     est = ProDAG(seed=seed, progress=False)
@@ -48,9 +49,9 @@ def path_fits(p: int, s: int, n: int, seed: int) -> dict:
     Z = data.X - data.X.mean(axis=0)
     noise = np.ones(p)
     config = est._config()
-    engine = fitting.engine(config, est._training_options(), 0.0, 1.0, False)
+    engine = fitting.engine(config, optimiser_options(est), 0.0, 1.0, False)
     starts = fitting.starts(engine, Z, noise, est._dtype(), config, True,
-                            est._resolved_restarts())
+                            resolved_restarts(est, p))
     fit_at = fitting.fit_with_restarts(engine, Z, starts, noise)
     fit_key, _, sample_key, _ = jax.random.split(jax.random.PRNGKey(seed), 4)
 
@@ -68,7 +69,7 @@ def path_fits(p: int, s: int, n: int, seed: int) -> dict:
     best = min(unbounded, key=lambda fit: fit[1]["objective"])[0]
     graphs = fitting.sampler(config).sample(best.params, sample_key,
                                             selection.N_DRAWS_FOR_LAM_MAX, math.inf)[1]
-    grid = selection.lambda_grid(selection.mean_l1_norm(graphs), est.n_lambdas)
+    grid = selection.lambda_grid(selection.mean_l1_norm(graphs), TrainingOptions().n_lambdas)
     fits = [[one(float(lam), jax.random.fold_in(fit_key, i + 1), r)[1]
              for r in range(len(starts))] for i, lam in enumerate(grid)]
     return {"seed": seed, "lambdas": grid.tolist(),

@@ -63,9 +63,10 @@ def start_order(order: np.ndarray | None):
 
 def fit(X, truth, options: dict) -> dict:
     from prodag import ProDAG, metrics
+    from prodag.parameters import nest
 
     began = time.perf_counter()
-    estimator = ProDAG(progress=False, **options).fit(X)
+    estimator = ProDAG(progress=False, **nest(options)).fit(X)
     samples = estimator.sample(N_DRAWS)
     return {"objective": float(estimator.objective_), "lam": estimator.lam_,
             "seconds": time.perf_counter() - began,

@@ -333,13 +333,14 @@ def run_dataset(p: int, seed: int, n: int, lam: float, options: dict, tempering:
     """Reference and ProDAG fit on simulated dataset ``seed`` (linear ER, ``s = p`` edges)."""
     from prodag import ProDAG
     from prodag.metrics import evaluate
+    from prodag.parameters import nest
     from prodag.simulate import dataset
 
     data = dataset(p, p, n, graph="er", sem="linear", seed=seed)
     reference = sample(data.X, lam, 1.0, tempering, seed=seed)
     start = time.perf_counter()
     settings = {"lam": lam, "noise_variance": 1.0, "seed": 0, "progress": False, **options}
-    est = ProDAG(**settings).fit(data.X)
+    est = ProDAG(**nest(settings)).fit(data.X)
     fit_seconds = time.perf_counter() - start
     fit_probabilities = est.edge_probabilities(n_samples=n_draws)
     fit_graphs = est.sample(n_draws)
@@ -394,6 +395,7 @@ def compare_modes(p: int, seed: int, n: int, lam: float, restarts: int, options:
     component draws it); each component's order is that of its mean (the exact projection of
     ``loc``), and the reference's mass on DAGs consistent with it is reported too."""
     from prodag import ProDAG, ProjectedNormal
+    from prodag.parameters import nest
     from prodag.projection.exact import exact_positions
     from prodag.simulate import dataset
 
@@ -401,8 +403,8 @@ def compare_modes(p: int, seed: int, n: int, lam: float, restarts: int, options:
     reference = sample(data.X, lam, 1.0, tempering, seed=seed)
     reference_edges = graphs(reference.W_tilde, lam).reshape(-1, p, p) != 0
     reference_codes = _codes(reference_edges)
-    est = ProDAG(lam=lam, noise_variance=1.0, seed=0, progress=False, n_restarts=restarts,
-                 **options).fit(data.X)
+    est = ProDAG(**nest({"lam": lam, "noise_variance": 1.0, "seed": 0, "progress": False,
+                         "n_restarts": restarts, **options})).fit(data.X)
     counts, components = [], []
     for k, params in enumerate(est.components_):
         loc, scale = params.q.loc["W"], jax.nn.softplus(params.q.rho["W"])

@@ -46,8 +46,9 @@ def datasets(args) -> list[tuple[str, np.ndarray, np.ndarray, dict, dict]]:
         sachs = bundled.load_sachs()
         X = np.log(sachs.data[list(sachs.variables)].to_numpy())
         return [("sachs", X, np.asarray(sachs.graph_dag),
-                 {"standardize": True, "prune": 0.1, "intervention_kind": "activity"},
-                 {"interventions": sachs.interventions, "conditions": sachs.conditions})]
+                 {"standardize": True, "prune": 0.1},
+                 {"interventions": sachs.interventions, "conditions": sachs.conditions,
+                  "intervention_kind": "activity"})]
     return [(f"dataset {seed}", (data := simulate.dataset(args.p, args.s, args.n, seed=seed)).X,
              data.adjacency, {}, {}) for seed in range(args.seeds)]
 
@@ -68,13 +69,15 @@ def posteriors(estimator) -> dict[str, np.ndarray]:
 def compare(X, truth, options: dict, fit_arguments: dict) -> dict:
     """Fit with both seeds; per posterior kind, ``|ΔP|`` and the mean metrics."""
     from prodag import ProDAG, metrics
+    from prodag.parameters import nest
 
     fits, draws = [], []
     for seed in FIT_SEEDS:
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ChainDisagreementWarning)
-            estimator = ProDAG(seed=seed, progress=False, **options).fit(X, **fit_arguments)
+            estimator = ProDAG(seed=seed, progress=False, **nest(options)).fit(
+                X, **fit_arguments)
         diagnostics = estimator.diagnostics_
         fits.append({"seed": seed, "seconds": time.perf_counter() - start,
                      "lam": estimator.lam_, "weights": estimator.mixture_weights_.tolist(),

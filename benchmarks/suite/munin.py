@@ -40,9 +40,10 @@ def fit_prodag(data, seed: int, quick: bool = False) -> tuple[np.ndarray, float]
     """Posterior samples ``(1000, p, p)`` of ProDAG on ``data.X`` (λ chosen by the ELBO) and
     the fit seconds."""
     from prodag import ProDAG
+    from prodag.parameters import nest
 
     settings = {**SETTINGS, **({"max_epochs": 5, "n_lambdas": 2} if quick else {})}
-    estimator = ProDAG(sem="linear", lam=None, seed=seed, progress=False, **settings)
+    estimator = ProDAG(sem="linear", lam="auto", seed=seed, progress=False, **nest(settings))
     start = time.perf_counter()
     estimator.fit(data.X)
     return estimator.sample(N_DRAWS), time.perf_counter() - start

@@ -133,7 +133,7 @@ def interventional_dibs(split: Split, quick: bool = False) -> dict:
     return {"DiBS (interventional)": dibs, "DiBS+ (interventional)": dibs_plus}
 
 
-def fit_prodag(split: Split, lam: float | None, select_by: str = "elbo",
+def fit_prodag(split: Split, lam: float | str, select_by: str = "elbo",
                quick: bool = False, interventional: bool = False,
                conditions: bool = False, only_condition: str | None = None,
                sem: str = "linear") -> tuple[np.ndarray, float]:
@@ -141,20 +141,20 @@ def fit_prodag(split: Split, lam: float | None, select_by: str = "elbo",
     ``interventional``: fit the split's known targets too; ``conditions``: as activity
     interventions, with one intercept per condition; ``only_condition``: fit only the
     split's cells of that condition; ``sem``: the SEM fitted."""
-    from prodag import ProDAG
+    from prodag import ProDAG, TrainingOptions
 
-    estimator = ProDAG(sem=sem, lam=lam, select_by=select_by, standardize=True,
-                       prune=PRUNE, seed=split.seed, progress=False,
-                       max_epochs=100 if quick else 1000,
-                       intervention_kind="activity" if conditions else "do")
-    by_validation = lam is None and select_by == "validation"
+    estimator = ProDAG(sem=sem, lam=lam, standardize=True, prune=PRUNE, seed=split.seed,
+                       progress=False, max_epochs=100 if quick else 1000,
+                       training=TrainingOptions(select_by=select_by))
+    by_validation = lam == "auto" and select_by == "validation"
     start = time.perf_counter()
     if only_condition is not None:
         estimator.fit(split.X[split.conditions == only_condition])
         return estimator.sample(N_DRAWS), time.perf_counter() - start
     estimator.fit(split.X, X_val=split.X_val if by_validation else None,
                   interventions=split.targets if interventional else None,
-                  conditions=split.conditions if conditions else None)
+                  conditions=split.conditions if conditions else None,
+                  intervention_kind="activity" if conditions else "do")
     return estimator.sample(N_DRAWS), time.perf_counter() - start
 
 
@@ -168,9 +168,9 @@ def run(seeds: Iterable[int] = range(10), quick: bool = False,
         rows_of_split = Split(X.to_numpy(), split, targets, conditions)
         fit = functools.partial(fit_prodag, rows_of_split)
         fitters = select_methods(
-            {"ProDAG": functools.partial(fit, None, quick=quick),
-             "ProDAG (validation)": functools.partial(fit, None, "validation", quick),
-             "ProDAG (interventional)": functools.partial(fit, None, quick=quick,
+            {"ProDAG": functools.partial(fit, "auto", quick=quick),
+             "ProDAG (validation)": functools.partial(fit, "auto", "validation", quick),
+             "ProDAG (interventional)": functools.partial(fit, "auto", quick=quick,
                                                           interventional=True),
              "ProDAG (interventional, conditions)": functools.partial(
                  fit, None, quick=quick, interventional=True, conditions=True),

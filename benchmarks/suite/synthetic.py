@@ -45,8 +45,9 @@ class SyntheticSettings:
     """One simulated setting (``prodag.simulate.dataset``'s arguments but ``n`` and the seed)
     and how ProDAG fits it.
 
-    ``lam``: a fixed ℓ1 radius, or ``None`` to select it; ``options``: any other ProDAG
-    parameter (e.g. ``{"select_by": "validation"}``); ``validation_set``: with
+    ``lam``: a fixed ℓ1 radius, or ``"auto"`` to select it; ``options``: any other ProDAG
+    setting, flat (e.g. ``{"select_by": "validation"}``, grouped by
+    ``prodag.parameters.nest``); ``validation_set``: with
     ``select_by="validation"``, pass the simulator's ``X_val`` (``False``: ProDAG splits its
     own validation rows off ``X``).
     """
@@ -58,7 +59,7 @@ class SyntheticSettings:
     noise: str = "gaussian"
     exponent: float = 2.0
     projection: str = "auto"
-    lam: float | None = None
+    lam: float | str = "auto"
     noise_variance: float | str | None = None
     options: Mapping = dataclasses.field(default_factory=dict)
     validation_set: bool = True
@@ -80,7 +81,8 @@ class SyntheticSettings:
                                 noise=self.noise, exponent=self.exponent, seed=seed)
 
     def estimator_options(self) -> dict:
-        """ProDAG's keyword arguments (all but the seed)."""
+        """ProDAG's settings, flat (all but the seed; ``prodag.parameters.nest`` groups
+        them)."""
         noise = {} if self.noise_variance is None else {"noise_variance": self.noise_variance}
         return {"sem": self.sem, "projection": self.projection, "progress": False,
                 "lam": self.lam, **noise, **self.options}
@@ -90,9 +92,10 @@ def fit(settings: SyntheticSettings, data, seed: int):
     """``(ProDAG fitted on data.X with seed seed, seconds of the fit)``; λ chosen on
     ``data.X_val`` when the settings select it by validation on the simulator's rows."""
     from prodag import ProDAG
+    from prodag.parameters import nest
 
-    estimator = ProDAG(seed=seed, **settings.estimator_options())
-    use_val = (settings.lam is None and settings.options.get("select_by") == "validation"
+    estimator = ProDAG(seed=seed, **nest(settings.estimator_options()))
+    use_val = (settings.lam == "auto" and settings.options.get("select_by") == "validation"
                and settings.validation_set)
     start = time.perf_counter()
     estimator.fit(data.X, X_val=data.X_val if use_val else None)
@@ -152,7 +155,7 @@ def settings_from_args(args: argparse.Namespace) -> SyntheticSettings:
     return SyntheticSettings(
         p=args.p, s=args.s, sem=args.sem, graph=args.graph, noise=args.noise,
         exponent=args.exponent, projection=args.projection,
-        lam=None if args.lam == "select" else float(args.lam),
+        lam="auto" if args.lam == "select" else float(args.lam),
         noise_variance=(args.noise_variance if args.noise_variance in (None, "equal", "estimate")
                         else float(args.noise_variance)),
         options=options, validation_set=not args.no_validation_set)

@@ -12,10 +12,13 @@ _LAZY_ATTRIBUTES = {
     "ProDAG": "prodag.estimator",
     "project": "prodag.projection",
     "ProjectedNormal": "prodag.distributions",
+    "TrainingOptions": "prodag.parameters",
+    "NetworkOptions": "prodag.parameters",
+    "Tiers": "prodag.knowledge",
 }
 _LAZY_MODULES = ("simulate", "metrics", "datasets", "graph", "plotting")
 
-__all__ = ["ProDAG", "project", "ProjectedNormal", *_LAZY_MODULES, "__version__"]
+__all__ = [*_LAZY_ATTRIBUTES, *_LAZY_MODULES, "__version__"]
 
 
 def __getattr__(name):

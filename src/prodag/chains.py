@@ -121,5 +121,6 @@ def warn_disagreement(diagnostics: dict) -> None:
         f"the {diagnostics['n_chains']} independent chains disagree by more than "
         f"{diagnostics['threshold']:g} on {len(edges)} edge(s): {shown}{more}. The pooled "
         "posterior averages them, but these probabilities are not reproducible: fit with "
-        "more chains (n_chains; prodag fit --chains) or more starts (n_restarts) before "
+        "more chains (n_chains; prodag fit --chains) or more starts "
+        "(training=TrainingOptions(n_restarts=...); prodag fit --restarts) before "
         "relying on them.", ChainDisagreementWarning, stacklevel=3)

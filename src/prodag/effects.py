@@ -35,9 +35,9 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from prodag.models import make_model
+from prodag.interventions import condition_offsets
 from prodag.models.robust import STUDENT_DOF
-from prodag.validation import check_integer, check_positive
+from prodag.checks import check_integer, check_positive
 
 NOISE_ROWS = 64
 """Noise rows each posterior draw of a nonlinear SEM is simulated on (``total_effects``)."""
@@ -220,9 +220,7 @@ def variable_index(value, names, what: str) -> int:
 
 def model_of(est):
     """The SEM of a fitted ``est`` (``prodag.models.make_model`` of its settings)."""
-    return make_model(est.sem, hidden_units=est.hidden_units, hidden_layers=est.hidden_layers,
-                      activation=est.activation, bias=est.bias, edges=est.mlp_edges,
-                      likelihood=est.likelihood)
+    return est._config().model()
 
 
 def _noise(est, shape, seed) -> np.ndarray:
@@ -304,7 +302,7 @@ def intervene(est, do: dict, n: int = 1000, seed=None, condition=None):
                          "intervene a condition, one of "
                          f"{', '.join(map(repr, est.conditions_))}.")
     else:
-        offsets = est._condition_offsets([condition], 1)[0]
+        offsets = condition_offsets(est, [condition], 1)[0]
     centre = est.mean_ + offsets
     weights = est.sample_weights(n, seed)
     noise = _noise(est, (len(edge_support(weights)), 1, len(names)), seed)

@@ -20,7 +20,7 @@ from prodag.initialization import start_means
 from prodag.validation import outliers
 from prodag.knowledge import Knowledge
 from prodag import selection
-from prodag.inference import FitResult, Params, Progress, TrainingOptions, VariationalInference
+from prodag.inference import FitResult, Params, Progress, OptimiserOptions, VariationalInference
 from prodag.models import StructuralEquationModel, make_model
 from prodag.posterior import PosteriorSampler
 from prodag.projection import Projector, make_projector
@@ -45,7 +45,6 @@ class ModelConfig:
     hidden_layers: int | None = None
     activation: str | None = None
     bias: bool | None = None
-    mlp_edges: str | None = None
     projection: str = "auto"
     prune: float = 0.0
     knowledge: Knowledge | None = None
@@ -54,27 +53,27 @@ class ModelConfig:
     @classmethod
     def create(cls, sem: str, hidden_units: int, hidden_layers: int, activation: str,
                bias: bool, projection: str, prune: float, knowledge: Knowledge | None = None,
-               mlp_edges: str = "group_norm", likelihood: str = "gaussian") -> "ModelConfig":
+               likelihood: str = "gaussian") -> "ModelConfig":
         """A configuration with the network options dropped for the other SEMs."""
         if sem != "mlp":
             return cls(sem, projection=projection, prune=float(prune), knowledge=knowledge,
                        likelihood=likelihood)
         return cls(sem, int(hidden_units), int(hidden_layers), activation, bool(bias),
-                   mlp_edges, projection, float(prune), knowledge, likelihood)
+                   projection, float(prune), knowledge, likelihood)
 
     def model(self) -> StructuralEquationModel:
         if self.sem != "mlp":
             return make_model(self.sem, likelihood=self.likelihood)
         return make_model(self.sem, hidden_units=self.hidden_units,
                           hidden_layers=self.hidden_layers, activation=self.activation,
-                          bias=self.bias, edges=self.mlp_edges, likelihood=self.likelihood)
+                          bias=self.bias, likelihood=self.likelihood)
 
     def projector(self) -> Projector:
         return make_projector(self.projection, self.prune, self.knowledge)
 
 
 @functools.lru_cache(maxsize=16)
-def engine(config: ModelConfig, options: TrainingOptions, prior_mean: float, prior_std: float,
+def engine(config: ModelConfig, options: OptimiserOptions, prior_mean: float, prior_std: float,
            learn_noise: bool) -> VariationalInference:
     """The compiled ELBO optimiser of ``config`` (cached)."""
     return VariationalInference(config.model(), config.projector(), options, prior_mean,

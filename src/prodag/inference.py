@@ -41,7 +41,7 @@ SCORE_STREAM = 2 ** 31 - 1
 
 
 @dataclass(frozen=True)
-class TrainingOptions:
+class OptimiserOptions:
     """Optimiser and stopping settings (see the module docstring for epochs and patience)."""
 
     n_samples: int = 100
@@ -109,7 +109,7 @@ class VariationalInference:
     """
 
     def __init__(self, model: StructuralEquationModel, project: Projector,
-                 options: TrainingOptions = TrainingOptions(), prior_mean: float = 0.0,
+                 options: OptimiserOptions = OptimiserOptions(), prior_mean: float = 0.0,
                  prior_std: float = 1.0, learn_noise_variance: bool = False):
         self.model = model
         self.project = project

@@ -170,3 +170,24 @@ def label_strings(conditions) -> list[str]:
     """One condition label per row as strings (any hashable labels; a pandas Series or a
     sequence): how fitted conditions are named and looked up."""
     return pd.Series(np.asarray(conditions, dtype=object).reshape(-1)).astype(str).to_list()
+
+
+def condition_offsets(est, conditions, n: int) -> np.ndarray | float:
+    """The fitted condition means of each of ``n`` rows ``(n, p)`` of a fitted ``est``
+    (``ProDAG``) given their ``conditions`` labels (0 for a fit without conditions)."""
+    if est.conditions_ is None:
+        if conditions is not None:
+            raise ValueError("this model was fitted without conditions; predict takes "
+                             "none.")
+        return 0.0
+    if conditions is None:
+        raise ValueError("this model was fitted with one intercept per condition: give "
+                         "predict each row's condition, one of "
+                         f"{', '.join(map(repr, est.conditions_))}.")
+    labels = label_strings(conditions)
+    unknown = sorted(set(labels) - set(est.conditions_))
+    if len(labels) != n or unknown:
+        raise ValueError(f"conditions must name one fitted condition per row ({n} rows; "
+                         f"fitted: {', '.join(map(repr, est.conditions_))}); got "
+                         f"{len(labels)} labels" + (f", unknown {unknown}" if unknown else ""))
+    return est.condition_means_[[est.conditions_.index(label) for label in labels]]

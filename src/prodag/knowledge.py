@@ -5,9 +5,9 @@ and checks it before any fitting:
 
 * edges as ``(source, target)`` pairs of variable names or column indices, a DataFrame with
   columns ``source`` and ``target``, or the path of such a CSV file;
-* tiers as an ordered list of groups of variables: no edge may go from a later tier to an
-  earlier one (and, with ``forbid_within_tiers``, none inside a tier); variables in no tier are
-  unconstrained.
+* tiers as an ordered list of groups of variables (or a CSV path): no edge may go from a later
+  tier to an earlier one; ``Tiers(groups, forbid_within=True)`` also forbids edges inside a
+  tier; variables in no tier are unconstrained.
 
 Contradictions (unknown names, self-loops, an edge both required and forbidden, a required
 edge against the tiers, a cycle of required edges) raise ``KnowledgeError`` naming the edges.
@@ -35,6 +35,18 @@ class KnowledgeError(ValueError):
 
 
 @dataclass(frozen=True)
+class Tiers:
+    """Tiers with their option: ``ProDAG(tiers=Tiers([["age"], ["x", "y"]], forbid_within=True))``.
+
+    ``groups``: the ordered groups of variables (names or indices), or the path of a CSV with
+    columns ``variable`` and ``tier``; ``forbid_within``: also forbid edges between variables
+    of the same tier (a plain list of groups leaves them free)."""
+
+    groups: object
+    forbid_within: bool = False
+
+
+@dataclass(frozen=True)
 class Knowledge:
     """Knowledge about ``p`` variables as column indices (hashable, so compiled code that
     closes over it is cached per knowledge)."""
@@ -48,7 +60,10 @@ class Knowledge:
     @classmethod
     def create(cls, columns: Sequence[str], forbidden=None, required=None, tiers=None,
                forbid_within_tiers: bool = False) -> Knowledge | None:
-        """The checked knowledge about the variables ``columns``; ``None`` when there is none."""
+        """The checked knowledge about the variables ``columns``; ``None`` when there is none.
+        ``tiers`` may be a ``Tiers`` (its ``forbid_within`` adds to ``forbid_within_tiers``)."""
+        if isinstance(tiers, Tiers):
+            tiers, forbid_within_tiers = tiers.groups, tiers.forbid_within or forbid_within_tiers
         if forbidden is None and required is None and tiers is None:
             return None
         names = [str(c) for c in columns]

@@ -2,8 +2,8 @@
 
 The starts at the chosen radius end in different optima of the ELBO, often within a fraction
 of a nat of each other. Keeping one of them makes the posterior's certainty depend on the
-seed; the mixture keeps them all (with ``ProDAG(mix_radii=True)`` also the fits at the other
-radii of the path, each with its own radius), each weighted by its evidence: ``w_k ∝ exp(ELBO_k)`` with
+seed; the mixture keeps them all (with λ chosen by the ELBO also the fits at the other radii
+of the path, each with its own radius), each weighted by its evidence: ``w_k ∝ exp(ELBO_k)`` with
 ``ELBO_k = −n · objective_k`` (the low-noise objective per row of ``prodag.inference``), so
 near-ties share the mass and a clearly better optimum takes it. Components whose weight is
 below ``NEGLIGIBLE`` are dropped and the rest renormalised.

@@ -1,50 +1,332 @@
-"""The scikit-learn parameter protocol (``get_params``, ``set_params``, a ``repr`` of the
-changed parameters, tags) without depending on scikit-learn: the constructor's arguments are
-the parameters, stored unchanged as attributes of the same names."""
+"""The parameters of ``ProDAG``: the option groups, and one declarative table of their rules
+(built from the value checks of ``prodag.checks``).
+
+``ProDAG(...)``, the command line (which only parses text into these values) and
+``ProDAG.load`` all check settings through ``check`` and ``rules()`` here, so a value is accepted
+or refused the same way wherever it comes from, with an error that names the parameter and
+says what to write instead. ``nest`` turns flat settings (the command line's options, the
+benchmarks' option lists, model files of format ≤ 5) into the constructor's arguments.
+Importing this module does not start JAX (the choice lists of JAX modules load on first use).
+"""
 
 from __future__ import annotations
 
-import inspect
+import math
+import numbers
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from functools import cache
 
 import numpy as np
 
+from prodag.checks import check_choice, check_integer, check_positive, check_seed
+from prodag.selection import CRITERIA, VALIDATION_FRACTION
 
-class ParameterProtocol:
-    """Base class of estimators whose ``__init__`` only stores its arguments."""
-
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        return [name for name in inspect.signature(cls.__init__).parameters if name != "self"]
-
-    def get_params(self, deep: bool = True) -> dict:
-        """The constructor parameters as a dict."""
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params) -> "ParameterProtocol":
-        """Set constructor parameters; unknown names raise ``ValueError``."""
-        valid = self._param_names()
-        for name, value in params.items():
-            if name not in valid:
-                raise ValueError(f"{name!r} is not a {type(self).__name__} parameter; valid "
-                                 f"ones: {valid}.")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        defaults = inspect.signature(type(self).__init__).parameters
-        changed = [f"{k}={v!r}" for k, v in self.get_params().items()
-                   if not _same(v, defaults[k].default)]
-        return f"{type(self).__name__}({', '.join(changed)})"
-
-    def __sklearn_tags__(self):
-        from sklearn.utils import Tags, TargetTags
-
-        return Tags(estimator_type=None, target_tags=TargetTags(required=False),
-                    requires_fit=True, non_deterministic=getattr(self, "seed", None) is None)
+INITS = ("auto", "prior", "data")
+NOISE_MODELS = ("equal", "estimate")
+"""The learned noise variances: one shared by every variable, or one per variable."""
+REMOVED = {"mix_radii": "every fit of the λ path is pooled by its evidence",
+           "mlp_edges": "the MLP's graph is the group norm of its first layer (the paper's)"}
+"""Options of earlier versions that lost their experiments, with what happens instead."""
 
 
-def _same(a, b) -> bool:
+@dataclass(frozen=True)
+class TrainingOptions:
+    """How each posterior is trained and λ chosen: ``ProDAG(training=TrainingOptions(...))``.
+
+    Parameters
+    ----------
+    patience, steps_per_epoch, min_delta :
+        Early stopping: an epoch is ``steps_per_epoch`` full-batch Adam steps; a fit stops
+        after ``patience`` epochs whose mean objective (per row) does not beat the best by more
+        than ``min_delta`` (``prodag.inference``). Averaging over an epoch's steps tames the
+        Monte Carlo noise that a single step's objective carries.
+    prior_mean : float
+        Mean of the Gaussian prior ``N(prior_mean, prior_std²)`` on every weight of ``ω̃``
+        (0: no edge is favoured a priori).
+    n_lambdas : int
+        Size of the λ grid when ``lam="auto"``.
+    select_by : {"elbo", "validation"}
+        How ``lam="auto"`` picks a radius: the highest ELBO on all rows, or the best expected
+        log-likelihood of held-out rows (the paper's protocol: ``X_val`` if given to ``fit``,
+        else ``validation_fraction`` of the rows, then a refit on all rows).
+    validation_fraction : float in (0, 1)
+        Share of rows held out for ``select_by="validation"`` when no ``X_val`` is given.
+    init : {"auto", "prior", "data"}
+        Where the first fit of every radius starts: ``"prior"`` (the paper's), or ``"data"``:
+        means from ridge regressions along orders of the data (``prodag.initialization``).
+        ``"auto"``: ``"data"`` for the linear and additive SEMs, ``"prior"`` for the MLP.
+    n_restarts : int or None
+        Starts of the kept radius, mixed by their ELBO (``prodag.mixture``). ``None``: one
+        per data start for the linear SEM started from the data (the top-down order and the
+        searched orders), 3 for the other linear and additive fits (their ELBOs have local
+        optima, roughly one per order), 1 for the MLP.
+    """
+
+    patience: int = 5
+    steps_per_epoch: int = 10
+    min_delta: float = 1e-3
+    prior_mean: float = 0.0
+    n_lambdas: int = 10
+    select_by: str = "elbo"
+    validation_fraction: float = VALIDATION_FRACTION
+    init: str = "auto"
+    n_restarts: int | None = None
+
+    def __post_init__(self):
+        check_fields(self)
+
+
+@dataclass(frozen=True)
+class NetworkOptions:
+    """The MLP's networks (``sem="mlp"`` only): ``ProDAG(network=NetworkOptions(...))``.
+
+    Parameters
+    ----------
+    hidden_units, hidden_layers : int
+        Width ``d`` and depth of each variable's network (the paper's: 10 units, one layer;
+        only the first layer is projected).
+    activation : str
+        Hidden-layer activation, a key of ``prodag.models.mlp.ACTIVATIONS``.
+    bias : bool
+        Give the hidden and output layers biases (the simulator's networks have none, so
+        ``bias=False`` matches them).
+    """
+
+    hidden_units: int = 10
+    hidden_layers: int = 1
+    activation: str = "relu"
+    bias: bool = True
+
+    def __post_init__(self):
+        check_fields(self)
+
+
+GROUPS = {"training": TrainingOptions, "network": NetworkOptions}
+"""The constructor's option groups and their classes."""
+
+
+# ---- the rules ------------------------------------------------------------------------------
+
+def check_lam(value) -> str | float:
+    """λ, spelled one way: ``"auto"``, a positive number, or ``math.inf``."""
+    if value is None:
+        raise ValueError("lam=None is not a setting: write lam='auto' to choose the radius "
+                         "(the default) or lam=math.inf for no l1 constraint.")
+    if isinstance(value, str):
+        if value == "auto":
+            return value
+        if value.strip().lower() in ("inf", "infinity"):
+            raise ValueError(f"lam={value!r} is text: write lam=math.inf (or float('inf')) "
+                             "for no l1 constraint.")
+        raise ValueError(f"lam must be 'auto', a positive number or math.inf; got {value!r}.")
+    return check_positive("lam", value, allow_inf=True)
+
+
+def _noise_variance(value):
+    if isinstance(value, str):
+        return check_choice("noise_variance", value, NOISE_MODELS)
     try:
-        return bool(np.all(a == b)) and type(a) is type(b)
-    except Exception:
-        return False
+        vector = np.asarray(value, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        vector = np.array([np.nan])
+    if vector.size == 0 or not np.all(np.isfinite(vector) & (vector > 0)):
+        raise ValueError(f"noise_variance must be a positive number, an array of one positive "
+                         f"number per variable, 'equal' or 'estimate'; got {value!r}.")
+    return value
+
+
+def _fraction(value):
+    if check_positive("validation_fraction", value) >= 1:
+        raise ValueError(f"validation_fraction must be in (0, 1), got {value!r}.")
+    return value
+
+
+def _finite(name: str) -> Callable:
+    def rule(value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) \
+                or not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite number, got {value!r}.")
+        return value
+    return rule
+
+
+def _boolean(name: str) -> Callable:
+    def rule(value):
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"{name} must be True or False, got {value!r}.")
+        return value
+    return rule
+
+
+def _optional(rule: Callable) -> Callable:
+    return lambda value: None if value is None else rule(value)
+
+
+def _group(name: str) -> Callable:
+    def rule(value):
+        if value is not None and not isinstance(value, GROUPS[name]):
+            raise ValueError(f"{name} must be None (the defaults) or a prodag."
+                             f"{GROUPS[name].__name__}(...), got {value!r}; e.g. "
+                             f"{name}={GROUPS[name].__name__}().")
+        return value
+    return rule
+
+
+def training_options(settings) -> TrainingOptions:
+    """``settings.training``, or the defaults when it is ``None``."""
+    return settings.training if settings.training is not None else TrainingOptions()
+
+
+def network_options(settings) -> NetworkOptions:
+    """``settings.network``, or the defaults when it is ``None``."""
+    return settings.network if settings.network is not None else NetworkOptions()
+
+
+@cache
+def rules() -> dict[str, Callable]:
+    """``{name: rule}`` for every setting (the constructor's, its groups' fields, and
+    ``fit``'s ``intervention_kind``): a rule returns the value or raises ``ValueError``."""
+    from prodag.interventions import INTERVENTION_KINDS
+    from prodag.models import LIKELIHOODS, SEM_NAMES
+    from prodag.models.mlp import ACTIVATIONS
+    from prodag.projection import METHODS
+
+    def choice(name, values):
+        return lambda value: check_choice(name, value, values)
+
+    def integer(name):
+        return lambda value: check_integer(name, value, minimum=1)
+
+    def positive(name, zero=False):
+        return lambda value: check_positive(name, value, allow_zero=zero)
+
+    def anything(value):  # prior knowledge: checked against the columns at fit time
+        return value
+
+    return {
+        "sem": choice("sem", SEM_NAMES), "lam": check_lam,
+        "n_samples": integer("n_samples"), "max_epochs": integer("max_epochs"),
+        "lr": _optional(positive("lr")), "prior_std": positive("prior_std"),
+        "noise_variance": _noise_variance, "likelihood": choice("likelihood", LIKELIHOODS),
+        "projection": choice("projection", METHODS), "prune": positive("prune", zero=True),
+        "n_chains": integer("n_chains"), "bootstrap": _boolean("bootstrap"),
+        "standardize": _boolean("standardize"), "forbidden": anything,
+        "required": anything, "tiers": anything,
+        "seed": _optional(check_seed), "progress": _boolean("progress"),
+        "training": _group("training"), "network": _group("network"),
+        # TrainingOptions
+        "patience": integer("patience"), "steps_per_epoch": integer("steps_per_epoch"),
+        "min_delta": positive("min_delta", zero=True), "prior_mean": _finite("prior_mean"),
+        "n_lambdas": integer("n_lambdas"), "select_by": choice("select_by", CRITERIA),
+        "validation_fraction": _fraction, "init": choice("init", INITS),
+        "n_restarts": _optional(integer("n_restarts")),
+        # NetworkOptions
+        "hidden_units": integer("hidden_units"), "hidden_layers": integer("hidden_layers"),
+        "activation": choice("activation", tuple(ACTIVATIONS)), "bias": _boolean("bias"),
+        # fit(...)
+        "intervention_kind": choice("intervention_kind", INTERVENTION_KINDS),
+    }
+
+
+def check_fields(options) -> None:
+    """Check every field of an option group (``TrainingOptions``, ``NetworkOptions``)."""
+    for field in fields(options):
+        rules()[field.name](getattr(options, field.name))
+
+
+def check(params: dict) -> None:
+    """Check the constructor's ``params`` (``get_params()``) by ``rules()``, and the rules
+    that join several of them."""
+    for name, value in params.items():
+        rules()[name](value)
+    training = params["training"] or TrainingOptions()
+    network = params["network"] or NetworkOptions()
+    if params["bootstrap"] and training.select_by == "validation":
+        raise ValueError("bootstrap=True fits every chain on its own resample of the rows "
+                         "and chooses lam by the ELBO; use TrainingOptions(select_by='elbo') "
+                         "with it.")
+    if training.init == "data" and params["sem"] == "mlp" and (
+            network.activation != "relu" or network.hidden_units < 2):
+        raise ValueError("init='data' starts each network as the linear start with ReLU "
+                         "units in +/- pairs: it needs NetworkOptions(activation='relu', "
+                         "hidden_units >= 2); use TrainingOptions(init='prior') for this "
+                         "network.")
+
+
+def nest(flat: dict) -> dict:
+    """Flat settings ``{name: value}`` as ``ProDAG``'s keyword arguments: the fields of
+    ``TrainingOptions`` and ``NetworkOptions`` gathered into ``training`` and ``network``
+    (over any given there), ``tiers`` with ``forbid_within_tiers`` as ``Tiers``."""
+    from prodag.knowledge import Tiers
+
+    kwargs, groups = {}, {name: {} for name in GROUPS}
+    owner = {f.name: group for group, cls in GROUPS.items() for f in fields(cls)}
+    for name, value in flat.items():
+        if name in REMOVED:
+            raise ValueError(f"{name} was removed: {REMOVED[name]}; leave it out.")
+        if name == "intervention_kind":
+            raise ValueError("intervention_kind describes the data: give it to fit(X, "
+                             "interventions=..., intervention_kind=...).")
+        if name in owner:
+            groups[owner[name]][name] = value
+        elif name != "forbid_within_tiers":
+            kwargs[name] = value
+    if flat.get("forbid_within_tiers") and flat.get("tiers") is not None:
+        kwargs["tiers"] = Tiers(flat["tiers"], forbid_within=True)
+    for group, values in groups.items():
+        if values:
+            base = kwargs.get(group) or GROUPS[group]()
+            kwargs[group] = GROUPS[group](**{**as_dict(base), **values})
+    return kwargs
+
+
+def as_dict(options) -> dict:
+    """An option group's fields as a dict (JSON-ready)."""
+    return {f.name: getattr(options, f.name) for f in fields(options)}
+
+
+# ---- defaults resolved at fit time ----------------------------------------------------------
+
+LINEAR_LR = 0.03
+PAPER_LR = 0.1
+
+
+def resolved_init(settings) -> str:
+    """``training.init`` with ``"auto"`` resolved: the data start but for the MLP."""
+    init = training_options(settings).init
+    return ("prior" if settings.sem == "mlp" else "data") if init == "auto" else init
+
+
+def resolved_restarts(settings, p: int) -> int:
+    """``training.n_restarts`` with ``None`` resolved for ``p`` variables: 1 for the MLP; for
+    the linear SEM started from the data with known or equal noise variances, one fit per
+    data start (the top-down order and ``initialization.n_searched_graphs(p)`` searched
+    ones); 3 otherwise."""
+    from prodag.fitting import takes_two_orders
+    from prodag.initialization import n_searched_graphs
+
+    n_restarts = training_options(settings).n_restarts
+    if n_restarts is not None:
+        return int(n_restarts)
+    if settings.sem == "mlp":
+        return 1
+    per_variable = isinstance(settings.noise_variance, str) and \
+        settings.noise_variance == "estimate"
+    two_orders = takes_two_orders(settings.sem, resolved_init(settings) == "data", per_variable)
+    return 1 + n_searched_graphs(p) if two_orders else 3
+
+
+def optimiser_options(settings):
+    """The optimiser's ``prodag.inference.OptimiserOptions`` of ``settings``, with ``lr=None``
+    resolved (0.03 for the linear SEM, whose many data starts each keep their own mode at
+    that rate whatever the key; 0.1, the paper's, otherwise)."""
+    from prodag.inference import OptimiserOptions
+
+    training = training_options(settings)
+    lr = (LINEAR_LR if settings.sem == "linear" else PAPER_LR) if settings.lr is None \
+        else float(settings.lr)
+    return OptimiserOptions(n_samples=settings.n_samples, max_epochs=settings.max_epochs,
+                            patience=training.patience, lr=lr,
+                            steps_per_epoch=training.steps_per_epoch,
+                            min_delta=float(training.min_delta))

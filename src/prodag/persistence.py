@@ -11,32 +11,24 @@ from __future__ import annotations
 
 import json
 import math
-import zipfile
-import zlib
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
+from prodag import upgrades
+from prodag.model_file import Checker, ModelFileError, read  # noqa: F401  (ModelFileError: API)
 from prodag.inference import Params
+from prodag.knowledge import Tiers
+from prodag.parameters import GROUPS, as_dict, resolved_restarts
 from prodag.variational import VariationalParams
 
-FORMAT_VERSION = 5
-"""Version 2: the mixture posterior (components ``params/<k>/...``, ``mixture_weights_``) and
-the prior knowledge parameters. Version 3: the experimental conditions (``conditions_`` and
-the array ``condition_means_``) and the parameter ``intervention_kind``; version 2 files load
-as fitted without conditions, with ``intervention_kind="do"``. Version 4: the parameter
-``likelihood``; older files load with ``likelihood="gaussian"``. Version 5: the parameter
-``n_chains`` and the chains' ``diagnostics_``; older files load as one chain without
-diagnostics."""
-READABLE_VERSIONS = (2, 3, 4, 5)
+FORMAT_VERSION = 6
+"""The parameters as the constructor takes them (``training``/``network`` as objects of their
+fields, ``lam`` as ``"auto"``, a number or ``"inf"``, ``tiers`` as groups or ``{"groups",
+"forbid_within"}``) and ``intervention_kind_``; older versions: ``prodag.upgrades``."""
+READABLE_VERSIONS = (2, 3, 4, 5, 6)
 FITTED_ARRAYS = ("mean_", "scale_", "history_", "noise_variance_", "mixture_weights_",
                  "component_lams_")
-
-
-class ModelFileError(ValueError):
-    """A file that is not a valid saved prodag model (missing, not an ``.npz`` written by
-    ``ProDAG.save``, truncated, or with contents that do not fit together)."""
 
 
 # ---- writing -------------------------------------------------------------------------------
@@ -63,10 +55,16 @@ def save(estimator, path) -> None:
     params = estimator.get_params()
     if not isinstance(params["noise_variance"], str):
         params["noise_variance"] = np.asarray(params["noise_variance"], float).tolist()
-    params["lam"] = json_float(params["lam"])
-    if estimator.knowledge_ is not None:  # DataFrames and file paths saved as the edges read
-        params.update(estimator.knowledge_.as_names(estimator.columns_))
+    params["lam"] = params["lam"] if params["lam"] == "auto" else json_float(params["lam"])
+    for group in GROUPS:
+        params[group] = None if params[group] is None else as_dict(params[group])
+    knowledge = estimator.knowledge_
+    if knowledge is not None:  # DataFrames and file paths saved as the edges read
+        params.update(knowledge.as_names(estimator.columns_))
+        if knowledge.forbid_within_tiers:
+            params["tiers"] = {"groups": params["tiers"], "forbid_within": True}
     metadata = {"format_version": FORMAT_VERSION, "params": params,
+                "intervention_kind_": estimator.intervention_kind_,
                 "columns": list(estimator.columns_), "lam_": json_float(estimator.lam_),
                 "seed_": estimator.seed_, "lambda_path_": estimator.lambda_path_,
                 "objective_": estimator.objective_, "conditions_": estimator.conditions_,
@@ -86,20 +84,15 @@ def save(estimator, path) -> None:
 
 def load(cls, path):
     """A fitted ``cls`` (``ProDAG``) from a file written by ``save``, every part checked."""
-    arrays, metadata = _read(Path(path))
-    check = _Checker(path)
+    arrays, metadata = read(Path(path))
+    check = Checker(path)
     check.that(isinstance(metadata, dict), "its metadata is not a JSON object")
     check.that(metadata.get("format_version") in READABLE_VERSIONS,
                f"it has format version {metadata.get('format_version')!r}; this prodag reads "
                f"versions {', '.join(map(str, READABLE_VERSIONS))}")
-    if metadata["format_version"] == 2:
-        metadata = _upgraded_from_version_2(metadata, check)
-    if metadata["format_version"] == 3:
-        metadata = _upgraded_from_version_3(metadata, check)
-    if metadata["format_version"] == 4:
-        metadata = _upgraded_from_version_4(metadata, check)
+    metadata = upgrades.upgraded(metadata, check)
     known = {"format_version", "params", "columns", "lam_", "seed_", "lambda_path_",
-             "objective_", "conditions_", "diagnostics_"}
+             "objective_", "conditions_", "diagnostics_", "intervention_kind_"}
     check.that(set(metadata) == known, f"its metadata fields are {sorted(metadata)}, expected "
                f"{sorted(known)}")
     estimator = _estimator(cls, metadata["params"], check)
@@ -108,8 +101,8 @@ def load(cls, path):
                and all(isinstance(c, str) for c in columns) and len(set(columns)) == len(columns),
                "'columns' must be a list of distinct variable names")
     p = len(columns)
-    lam = check.radius("lam_", metadata["lam_"], allow_none=False)
-    if estimator.lam is not None:
+    lam = check.radius("lam_", metadata["lam_"], allow_auto=False)
+    if estimator.lam != "auto":
         check.that(lam == estimator.lam, f"'lam_' = {lam} differs from the parameter lam = "
                    f"{estimator.lam}")
     seed = metadata["seed_"]
@@ -133,95 +126,35 @@ def load(cls, path):
         metadata["conditions_"], arrays, p, check)
     for name, value in fitted.items():
         setattr(estimator, name, value)
-    estimator.n_restarts_ = estimator._resolved_restarts()
+    kind = metadata["intervention_kind_"]
+    check.that(kind in ("do", "activity"), f"'intervention_kind_' must be 'do' or "
+               f"'activity', got {kind!r}")
+    estimator.intervention_kind_ = kind
+    estimator.n_restarts_ = resolved_restarts(estimator, p)
     estimator._cache = {}
     return estimator
 
 
-class _Checker:
-    """Raises ``ModelFileError`` naming the file when a condition fails."""
-
-    def __init__(self, path):
-        self.path = path
-
-    def fail(self, reason: str):
-        raise ModelFileError(f"{self.path} is not a valid prodag model file: {reason}.")
-
-    def that(self, condition: bool, reason: str) -> None:
-        if not condition:
-            self.fail(reason)
-
-    def radius(self, name: str, value, allow_none: bool) -> float | None:
-        if value is None and allow_none:
-            return None
-        try:
-            radius = float(value)
-        except (TypeError, ValueError):
-            radius = float("nan")
-        self.that((value == "inf" or isinstance(value, (int, float)))
-                  and not isinstance(value, bool) and radius > 0,
-                  f"{name!r} must be a positive number or 'inf', got {value!r}")
-        return radius
-
-    def array(self, arrays: dict, name: str, shape: tuple, positive: bool = False) -> np.ndarray:
-        self.that(name in arrays, f"the array {name!r} is missing")
-        value = arrays[name]
-        self.that(value.dtype.kind == "f", f"the array {name!r} has dtype {value.dtype}, "
-                  "expected floating point")
-        self.that(value.shape == shape, f"the array {name!r} has shape {value.shape}, "
-                  f"expected {shape}")
-        self.that(bool(np.all(np.isfinite(value))), f"the array {name!r} contains NaN or "
-                  "infinite values")
-        self.that(not positive or bool(np.all(value > 0)), f"the array {name!r} must be "
-                  "positive")
-        return value
-
-
-def _read(path: Path) -> tuple[dict[str, np.ndarray], Any]:
-    """The arrays and the parsed metadata of ``path``; ``ModelFileError`` for anything else."""
-    if not path.exists():
-        raise ModelFileError(f"{path} does not exist.")
-    if path.is_dir():
-        raise ModelFileError(f"{path} is a directory, not a saved model (a .npz file written "
-                             "by ProDAG.save; a 'prodag fit' results folder has it as "
-                             "posterior.npz).")
-    if path.stat().st_size == 0:
-        raise ModelFileError(f"{path} is empty, not a saved model.")
-    with open(path, "rb") as handle:
-        head = handle.read(6)
-    if head == b"\x93NUMPY":
-        raise ModelFileError(f"{path} is a single numpy array (.npy), not a saved model "
-                             "(a .npz file written by ProDAG.save).")
-    if not zipfile.is_zipfile(path):
-        raise ModelFileError(f"{path} is not a saved model (a .npz file written by "
-                             "ProDAG.save); is it a data table (CSV) or another file?")
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            if "metadata" not in archive.files:
-                raise ModelFileError(f"{path} is an .npz file but not a saved prodag model "
-                                     "(it has no metadata entry).")
-            text = str(archive["metadata"])
-            arrays = {name.removeprefix("arrays/"): archive[name]
-                      for name in archive.files if name.startswith("arrays/")}
-    except ModelFileError:
-        raise
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as error:
-        raise ModelFileError(f"{path} could not be read as a saved model (truncated or "
-                             f"damaged?): {error}") from None
-    try:
-        return arrays, json.loads(text)
-    except json.JSONDecodeError:
-        raise ModelFileError(f"{path} has metadata that is not valid JSON.") from None
-
-
-def _estimator(cls, params, check: _Checker):
+def _estimator(cls, params, check: Checker):
     """``cls(**params)`` with every parameter checked as ``fit`` checks it."""
     check.that(isinstance(params, dict), "'params' is not a JSON object")
     names = set(cls._param_names())
     check.that(set(params) == names, f"'params' has the fields {sorted(params)}, expected "
                f"{sorted(names)}")
     params = dict(params)
-    params["lam"] = check.radius("params.lam", params["lam"], allow_none=True)
+    params["lam"] = check.radius("params.lam", params["lam"], allow_auto=True)
+    tiers = params["tiers"]
+    if isinstance(tiers, dict):
+        check.that(set(tiers) == {"groups", "forbid_within"}, "'params.tiers' must be a list "
+                   "of groups or an object with the fields groups and forbid_within")
+        params["tiers"] = Tiers(tiers["groups"], tiers["forbid_within"])
+    for group, options in GROUPS.items():
+        if params[group] is not None:
+            check.that(isinstance(params[group], dict), f"'params.{group}' must be an object")
+            try:
+                params[group] = options(**params[group])
+            except (TypeError, ValueError) as error:
+                check.fail(f"its {group} options are invalid ({error})")
     estimator = cls(**params)
     try:
         estimator._check_params()
@@ -230,11 +163,15 @@ def _estimator(cls, params, check: _Checker):
     return estimator
 
 
-def _lambda_path(path, estimator, lam: float, check: _Checker) -> dict | None:
-    if estimator.lam is not None:
+def _lambda_path(path, estimator, lam: float, check: Checker) -> dict | None:
+    if estimator.lam != "auto":
         check.that(path is None, "'lambda_path_' must be null for a fixed lam")
         return None
+    from prodag.parameters import training_options
     from prodag.selection import CRITERIA
+
+    n_lambdas, select_by = (training_options(estimator).n_lambdas,
+                            training_options(estimator).select_by)
 
     check.that(isinstance(path, dict) and {"lambdas", "criterion", "scores", "lam_max"}
                <= set(path) <= {"lambdas", "criterion", "scores", "lam_max", "polished"},
@@ -242,13 +179,13 @@ def _lambda_path(path, estimator, lam: float, check: _Checker) -> dict | None:
                "(and polished)")
     lambdas, scores = path["lambdas"], path["scores"]
     numbers = (int, float)
-    check.that(isinstance(lambdas, list) and len(lambdas) == estimator.n_lambdas
+    check.that(isinstance(lambdas, list) and len(lambdas) == n_lambdas
                and all(isinstance(v, numbers) and 0 < v < math.inf for v in lambdas),
-               f"'lambda_path_.lambdas' must be {estimator.n_lambdas} positive radii")
+               f"'lambda_path_.lambdas' must be {n_lambdas} positive radii")
     check.that(isinstance(scores, list) and len(scores) == len(lambdas)
                and all(isinstance(v, numbers) for v in scores),
                "'lambda_path_.scores' must be one number per radius")
-    check.that(path["criterion"] in CRITERIA and path["criterion"] == estimator.select_by,
+    check.that(path["criterion"] in CRITERIA and path["criterion"] == select_by,
                "'lambda_path_.criterion' does not match the parameter select_by")
     check.that(isinstance(path["lam_max"], numbers) and path["lam_max"] >= max(lambdas),
                "'lambda_path_.lam_max' must be the largest radius")
@@ -261,28 +198,7 @@ def _lambda_path(path, estimator, lam: float, check: _Checker) -> dict | None:
     return path
 
 
-def _upgraded_from_version_2(metadata: dict, check: _Checker) -> dict:
-    """Version 2 metadata as version 3: no conditions, ``intervention_kind="do"``."""
-    check.that(isinstance(metadata.get("params"), dict), "'params' is not a JSON object")
-    return {**metadata, "format_version": 3, "conditions_": None,
-            "params": {"intervention_kind": "do", **metadata["params"]}}
-
-
-def _upgraded_from_version_3(metadata: dict, check: _Checker) -> dict:
-    """Version 3 metadata as version 4: Gaussian noise."""
-    check.that(isinstance(metadata.get("params"), dict), "'params' is not a JSON object")
-    return {**metadata, "format_version": 4,
-            "params": {"likelihood": "gaussian", **metadata["params"]}}
-
-
-def _upgraded_from_version_4(metadata: dict, check: _Checker) -> dict:
-    """Version 4 metadata as version 5: one chain, no diagnostics."""
-    check.that(isinstance(metadata.get("params"), dict), "'params' is not a JSON object")
-    return {**metadata, "format_version": 5, "diagnostics_": None,
-            "params": {"n_chains": 1, "bootstrap": False, **metadata["params"]}}
-
-
-def _diagnostics(diagnostics, columns: list[str], check: _Checker):
+def _diagnostics(diagnostics, columns: list[str], check: Checker):
     """The chains' diagnostics (``prodag.chains.diagnose``) or None, checked."""
     if diagnostics is None:
         return None
@@ -305,7 +221,7 @@ def _diagnostics(diagnostics, columns: list[str], check: _Checker):
     return diagnostics
 
 
-def _conditions(labels, arrays: dict, p: int, check: _Checker):
+def _conditions(labels, arrays: dict, p: int, check: Checker):
     """``(conditions_, condition_means_)``: both None, or distinct labels and ``(G, p)``."""
     if labels is None:
         check.that("condition_means_" not in arrays,
@@ -317,17 +233,17 @@ def _conditions(labels, arrays: dict, p: int, check: _Checker):
     return list(labels), check.array(arrays, "condition_means_", (len(labels), p))
 
 
-def _knowledge(estimator, columns: list[str], check: _Checker):
+def _knowledge(estimator, columns: list[str], check: Checker):
     from prodag.knowledge import Knowledge, KnowledgeError
 
     try:
         return Knowledge.create(columns, estimator.forbidden, estimator.required,
-                                estimator.tiers, estimator.forbid_within_tiers)
+                                estimator.tiers)
     except KnowledgeError as error:
         check.fail(f"its prior knowledge is invalid ({error})")
 
 
-def _components(arrays: dict, estimator, p: int, k: int, check: _Checker) -> list[Params]:
+def _components(arrays: dict, estimator, p: int, k: int, check: Checker) -> list[Params]:
     """The ``k`` mixture components ``params/<i>/...``, each checked against the SEM's weight
     shapes for ``p``; nothing else may start with ``params/``."""
     shapes = estimator._config().model().weight_shapes(p)
@@ -352,7 +268,7 @@ def _components(arrays: dict, estimator, p: int, k: int, check: _Checker) -> lis
     return components
 
 
-def _fitted_arrays(arrays: dict, estimator, p: int, check: _Checker) -> dict[str, np.ndarray]:
+def _fitted_arrays(arrays: dict, estimator, p: int, check: Checker) -> dict[str, np.ndarray]:
     extra = (set(arrays) - set(FITTED_ARRAYS) - {"condition_means_"}
              - {n for n in arrays if n.startswith("params/")})
     check.that(not extra, f"it has unexpected arrays {sorted(extra)}")

@@ -49,3 +49,21 @@ def mean_weight_given_edge(graphs: np.ndarray) -> np.ndarray:
     counts = np.sum(graphs != 0, axis=0)
     return np.sum(graphs, axis=0) / np.maximum(counts, 1)
 
+
+
+def edge_graph(graphs: np.ndarray, columns: list, threshold: float):
+    """A ``networkx.DiGraph`` on ``columns`` of the edges whose share among the sampled
+    ``graphs (S, p, p)`` exceeds ``threshold``, each with its ``probability`` and ``weight``
+    (``mean_weight_given_edge``)."""
+    import networkx as nx
+
+    from prodag.metrics import edge_probabilities
+
+    probabilities = edge_probabilities(graphs)
+    weights = mean_weight_given_edge(graphs)
+    graph = nx.DiGraph()
+    graph.add_nodes_from(columns)
+    for j, k in zip(*np.nonzero(probabilities > threshold)):
+        graph.add_edge(columns[j], columns[k], probability=float(probabilities[j, k]),
+                       weight=float(weights[j, k]))
+    return graph

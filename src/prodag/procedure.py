@@ -15,6 +15,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from prodag import chains, diagnostics, fitting, mixture, preprocessing, selection, validation
+from prodag.checks import check_positive_vector, check_seed
+from prodag.parameters import (optimiser_options, resolved_init, resolved_restarts,
+                               training_options)
 from prodag import interventions as interventions_module
 from prodag.initialization import noise_variance_start
 from prodag.knowledge import Knowledge
@@ -67,7 +70,8 @@ class Posterior(NamedTuple):
     diagnostics: dict
 
 
-def preprocess(settings, X, X_val, interventions, conditions) -> Prepared:
+def preprocess(settings, X, X_val, interventions, conditions,
+               intervention_kind: str = "do") -> Prepared:
     """Check the data, centre them (within conditions), hide intervened activity, divide by
     ``prodag.preprocessing.fit_scale``; warn about outliers and columns on other scales."""
     data, columns = validation.check_data(X, min_rows=validation.MIN_FIT_ROWS)
@@ -76,26 +80,27 @@ def preprocess(settings, X, X_val, interventions, conditions) -> Prepared:
     diagnostics.warn_few_rows(n, p)
     diagnostics.warn_collinear(data, columns)
     val = None if X_val is None else validation.check_rows("X_val", X_val, p, columns)
-    if X_val is not None and (settings.lam is not None or settings.select_by != "validation"):
-        warnings.warn("X_val is used only to choose lam with select_by='validation'; it is "
-                      "ignored here.", UserWarning, stacklevel=4)
+    if X_val is not None and (settings.lam != "auto"
+                              or training_options(settings).select_by != "validation"):
+        warnings.warn("X_val is used only to choose lam='auto' with "
+                      "training=TrainingOptions(select_by='validation'); it is ignored here.",
+                      UserWarning, stacklevel=4)
     mask = (None if interventions is None else
             interventions_module.intervention_mask(interventions, columns, n))
     groups = interventions_module.condition_groups(conditions, mask,
-                                                   settings.intervention_kind, n)
+                                                   intervention_kind, n)
     if (mask is not None or conditions is not None) and X_val is not None:
         raise ValueError("X_val cannot be combined with interventions or conditions: choose "
-                         "lam by the ELBO (select_by='elbo') or let ProDAG split its own "
-                         "validation rows.")
+                         "lam by the ELBO (TrainingOptions(select_by='elbo')) or let ProDAG "
+                         "split its own validation rows.")
     labels, condition_means = None, None
     if groups is not None:
         data, condition_means = interventions_module.centre_within(data, groups)
         labels = interventions_module.condition_labels(conditions, mask, groups, columns)
-    knowledge = Knowledge.create(columns, settings.forbidden, settings.required,
-                                 settings.tiers, settings.forbid_within_tiers)
-    seed = (validation.check_seed(settings.seed) if settings.seed is not None
+    knowledge = Knowledge.create(columns, settings.forbidden, settings.required, settings.tiers)
+    seed = (check_seed(settings.seed) if settings.seed is not None
             else int(np.random.SeedSequence().entropy % (2 ** 31)))
-    if settings.intervention_kind == "activity" and mask is not None:
+    if intervention_kind == "activity" and mask is not None:
         data = interventions_module.hide_intervened(data, mask)
     learn_noise = isinstance(settings.noise_variance, str)
     if not settings.standardize:
@@ -121,7 +126,7 @@ def noise_start(noise_variance, Z: np.ndarray, observed: np.ndarray | None,
     of those without gross outliers (``fitting.without_outlying_rows``)."""
     p = Z.shape[1]
     if not isinstance(noise_variance, str):
-        return validation.check_positive_vector("noise_variance", noise_variance, p)
+        return check_positive_vector("noise_variance", noise_variance, p)
     rows = Z if observed is None else Z[np.all(observed, axis=1)]
     rows = rows if len(rows) > p else Z
     rows = fitting.without_outlying_rows(rows) if robust else rows
@@ -129,14 +134,15 @@ def noise_start(noise_variance, Z: np.ndarray, observed: np.ndarray | None,
     return np.full(p if noise_variance == "estimate" else 1, start)
 
 
-def plan(settings, prepared: Prepared, config: fitting.ModelConfig, options, dtype) -> Plan:
+def plan(settings, prepared: Prepared, config: fitting.ModelConfig, dtype) -> Plan:
     """Compile the engine and compute the starts once for every chain (the order search runs
     here): on all rows, or on the training rows of a validation split and again on all."""
-    engine = fitting.engine(config, options, float(settings.prior_mean),
+    training = training_options(settings)
+    engine = fitting.engine(config, optimiser_options(settings), float(training.prior_mean),
                             float(settings.prior_std), isinstance(settings.noise_variance, str))
-    restarts = settings._resolved_restarts(prepared.Z.shape[1])
-    from_data = settings._resolved_init() == "data"
-    split = settings.lam is None and settings.select_by == "validation" and \
+    restarts = resolved_restarts(settings, prepared.Z.shape[1])
+    from_data = resolved_init(settings) == "data"
+    split = settings.lam == "auto" and training.select_by == "validation" and \
         prepared.Z_val is None
 
     def with_starts(rows, observed):
@@ -150,7 +156,7 @@ def plan(settings, prepared: Prepared, config: fitting.ModelConfig, options, dty
         rows = [{"path": with_starts(prepared.Z, prepared.observed), "refit": None,
                  "validation": (prepared.Z_val, None)}] * settings.n_chains
     else:
-        fraction, seed = settings.validation_fraction, prepared.seed
+        fraction, seed = training.validation_fraction, prepared.seed
         train, held_out = selection.split_rows(prepared.Z, fraction, seed)
         observed_train, observed_val = (
             (None, None) if prepared.observed is None else
@@ -158,8 +164,8 @@ def plan(settings, prepared: Prepared, config: fitting.ModelConfig, options, dty
         rows = [{"path": with_starts(train, observed_train),
                  "refit": with_starts(prepared.Z, prepared.observed),
                  "validation": (held_out, observed_val)}] * settings.n_chains
-    per_chain = (restarts if settings.lam is not None else
-                 1 + settings.n_lambdas + (restarts if split else
+    per_chain = (restarts if settings.lam != "auto" else
+                 1 + training.n_lambdas + (restarts if split else
                                            (restarts - 1) * selection.POLISHED_RADII))
     return Plan(engine, config, rows, restarts, settings.n_chains * per_chain,
                 bool(settings.bootstrap))
@@ -182,16 +188,18 @@ def run_chain(settings, the_plan: Plan, chain: int, noise, key, progress) -> cha
         Z, observed, starts = rows[stage]
         return fitting.fit_with_restarts(the_plan.engine, Z, starts, noise, progress, observed)
 
-    if settings.lam is not None:
+    if settings.lam != "auto":
         lam = float(settings.lam)
         return chains.Chain([(lam, fit) for fit in fitter("path")(lam, key, f"λ={lam:.3g}")],
                             None)
+    training = training_options(settings)
     chosen = fitting.fit_lambda_path(
         the_plan.engine, the_plan.config, fitter("path"), rows["validation"], noise, key,
-        settings.select_by, settings.n_lambdas, the_plan.restarts,
+        training.select_by, training.n_lambdas, the_plan.restarts,
         refit=fitter("refit") if rows["refit"] is not None else None)
-    fits = (chosen.path_fits if settings.mix_radii and settings.select_by == "elbo"
-            and chosen.path_fits else [(chosen.lam, fit) for fit in chosen.results])
+    # by the ELBO, every fit of the path is pooled by its evidence (radii that tie share it)
+    fits = (chosen.path_fits if training.select_by == "elbo" and chosen.path_fits
+            else [(chosen.lam, fit) for fit in chosen.results])
     return chains.Chain(fits, chosen.path)
 
 

@@ -41,7 +41,7 @@ import numpy as np
 
 from prodag.graph import topological_order
 from prodag.selection import validation_size
-from prodag.validation import check_choice, check_integer, check_positive
+from prodag.checks import check_choice, check_integer, check_positive
 
 GRAPH_KINDS = ("er", "sf")
 SEMS = ("linear", "mlp")

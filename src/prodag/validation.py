@@ -2,7 +2,8 @@
 
 ``check_data`` turns a user's table into a float64 ``(n, p)`` array plus column names, and
 raises :class:`DataError` (a ``ValueError``) naming the offending rows or columns otherwise.
-The ``check_*`` helpers validate scalar and vector parameters of the estimator and the CLI.
+``check_rows`` checks rows to score or predict against the fitted variables. (Checks of
+setting values live in ``prodag.checks`` and ``prodag.parameters``.)
 Pure numpy/pandas: importing this module does not start JAX. Warnings about data that can
 be fitted but deserve a look (outliers, duplicated columns, few rows) are in
 ``prodag.diagnostics`` (``outliers`` and ``warn_outliers`` are importable from here too).
@@ -13,10 +14,12 @@ from __future__ import annotations
 import numbers
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+
+from prodag.checks import check_integer
 
 _MAX_NAMES_SHOWN = 8
 MIN_FIT_ROWS = 3
@@ -251,58 +254,6 @@ def _check_not_constant(data: np.ndarray, names: list[str]) -> None:
                         "cannot be standardised: drop these columns.")
 
 
-# ---------------------------------------------------------------------------------------------
-# Parameter checks
-
-
-def check_positive(name: str, value, *, allow_zero: bool = False,
-                   allow_inf: bool = False) -> float:
-    """``value`` as a float, if it is a real number > 0 (>= 0 with ``allow_zero``).
-
-    Raises ``ValueError`` naming the parameter otherwise; ``inf`` is rejected unless
-    ``allow_inf``; NaN and booleans are always rejected.
-    """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a number, got {value!r} of type "
-                         f"{type(value).__name__}.")
-    value = float(value)
-    bound = ">= 0" if allow_zero else "> 0"
-    if np.isnan(value) or value < 0 or (value == 0 and not allow_zero):
-        raise ValueError(f"{name} must be {bound}, got {value!r}.")
-    if np.isinf(value) and not allow_inf:
-        raise ValueError(f"{name} must be finite, got {value!r}.")
-    return value
-
-
-def check_integer(name: str, value, *, minimum: int | None = None,
-                  maximum: int | None = None) -> int:
-    """``value`` as an int, if it is an integer (not a bool) within ``[minimum, maximum]``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r} of type "
-                         f"{type(value).__name__}.")
-    value = int(value)
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}.")
-    if maximum is not None and value > maximum:
-        raise ValueError(f"{name} must be <= {maximum}, got {value}.")
-    return value
-
-
-SEED_LIMIT = 2 ** 32
-"""Seeds are integers in ``[0, SEED_LIMIT)``: what ``jax.random.PRNGKey`` takes whole."""
-
-
-def check_seed(value, name: str = "seed") -> int:
-    """``value`` as an int seed in ``[0, 2³²)``; a ``ValueError`` naming ``name`` otherwise
-    (a float such as 1.5, a string, or an integer out of range is not silently changed)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer in [0, 2**32) or None, got {value!r} of "
-                         f"type {type(value).__name__}.")
-    if not 0 <= int(value) < SEED_LIMIT:
-        raise ValueError(f"{name} must be in [0, 2**32 - 1 = {SEED_LIMIT - 1}], got {value}.")
-    return int(value)
-
-
 def _columns_by_name(name: str, frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     """``frame``'s columns in the order of ``columns``; ``DataError`` unless they are the
     same names."""
@@ -320,46 +271,6 @@ def _columns_by_name(name: str, frame: pd.DataFrame, columns: list[str]) -> pd.D
             + (f"; repeated names" if not (missing or unexpected) else "")
             + ". Rename or select the columns (or pass a numpy array, read by position).")
     return frame[columns]
-
-
-def check_choice(name: str, value, choices: Iterable):
-    """``value`` if it is one of ``choices``; otherwise a ``ValueError`` listing them."""
-    choices = list(choices)
-    if value not in choices:
-        listed = ", ".join(repr(choice) for choice in choices)
-        raise ValueError(f"{name} must be one of {listed}; got {value!r}.")
-    return value
-
-
-def check_probability(name: str, value) -> float:
-    """A number in ``[0, 1)`` (an edge-probability threshold), else ``ValueError``."""
-    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
-            or not 0 <= value < 1):
-        raise ValueError(f"{name} is an edge probability: it must be in [0, 1), got {value!r}.")
-    return float(value)
-
-
-def check_positive_vector(name: str, value, length: int) -> np.ndarray:
-    """A float64 vector of ``length`` entries, all finite and > 0.
-
-    A scalar is broadcast to ``length`` entries. Raises ``ValueError`` for a wrong length,
-    non-numeric, non-finite or non-positive entries.
-    """
-    try:
-        vector = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number or an array of {length} positive "
-                         f"numbers, got {value!r}.") from None
-    if vector.ndim == 0:
-        vector = np.full(length, float(vector))
-    if vector.shape != (length,):
-        raise ValueError(f"{name} must be a scalar or have shape ({length},) (one entry per "
-                         f"variable), got shape {vector.shape}.")
-    bad = np.flatnonzero(~(np.isfinite(vector) & (vector > 0)))
-    if bad.size:
-        raise ValueError(f"{name} must be finite and > 0 everywhere; entries at positions "
-                         f"{bad[:_MAX_NAMES_SHOWN].tolist()} are {vector[bad[:_MAX_NAMES_SHOWN]].tolist()}.")
-    return vector
 
 
 def check_rows(name: str, X, p: int, columns: Sequence[str] | None = None) -> np.ndarray:

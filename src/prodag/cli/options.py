@@ -14,7 +14,9 @@ from typing import Annotated, Optional
 import typer
 
 from prodag import simulate
-from prodag.estimator import NOISE_MODELS, ProDAG
+from prodag.estimator import ProDAG
+from prodag.knowledge import Tiers
+from prodag.parameters import GROUPS, NOISE_MODELS, as_dict, check_lam
 from prodag.interventions import INTERVENTION_KINDS
 from prodag.selection import CRITERIA
 from prodag.models import LIKELIHOODS, SEM_NAMES
@@ -36,8 +38,15 @@ GraphKind = choices("GraphKind", simulate.GRAPH_KINDS)
 Noise = choices("Noise", simulate.NOISES)
 InterventionKind = choices("InterventionKind", INTERVENTION_KINDS)
 
-API = {name: parameter.default for name, parameter in inspect.signature(ProDAG).parameters.items()}
-"""The defaults of ``ProDAG(...)``: the command line's defaults for the same settings."""
+API = {**{name: parameter.default
+          for name, parameter in inspect.signature(ProDAG).parameters.items()
+          if name not in GROUPS},
+       **{name: value for options in GROUPS.values() for name, value in as_dict(options()).items()},
+       "forbid_within_tiers": Tiers.__dataclass_fields__["forbid_within"].default,
+       "intervention_kind": inspect.signature(ProDAG.fit).parameters["intervention_kind"].default}
+"""The defaults of ``ProDAG(...)``, its option groups' fields and ``fit``'s
+``intervention_kind``: the command line's defaults for the same settings (flat, as
+``prodag.parameters.nest`` takes them)."""
 
 N_DRAWS = 1000
 """Posterior graphs drawn for samples.npz by ``fit`` and from a posterior.npz by ``evaluate``
@@ -162,22 +171,23 @@ def noise_variance_text(value) -> str:
     return value if isinstance(value, str) else f"{float(value):g}"
 
 
-def parse_lam(text: str) -> float | None:
-    """The ``--lam`` text as a radius: ``"auto"`` → ``None`` (chosen from a grid),
-    ``"inf"`` → ∞, else a positive float."""
+def parse_lam(text: str) -> float | str:
+    """The ``--lam`` text as ``ProDAG(lam=...)`` takes it: ``"auto"`` (chosen from a grid),
+    ``"inf"`` → ``math.inf``, else a positive float."""
     value = text.strip().lower()
     if value == "auto":
-        return None
+        return "auto"
     try:
         lam = float(value)
     except ValueError:
         raise ValueError(f"--lam must be 'auto', 'inf' or a positive number, got {text!r}") \
             from None
-    if not lam > 0:
-        raise ValueError(f"--lam must be positive (the l1-ball radius), got {text!r}")
-    return lam
+    try:
+        return check_lam(lam)  # the rule ProDAG(lam=...) and ProDAG.load apply
+    except ValueError:
+        raise ValueError(f"--lam must be positive (the l1-ball radius), got {text!r}") from None
 
 
-def lam_text(lam: float | None) -> str:
+def lam_text(lam: float | str) -> str:
     """The ``--lam`` spelling of a ``ProDAG(lam=...)`` value (inverse of ``parse_lam``)."""
-    return "auto" if lam is None else str(lam)
+    return lam if isinstance(lam, str) else str(lam)

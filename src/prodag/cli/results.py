@@ -94,18 +94,18 @@ def check_settings(frame: pd.DataFrame, interventions=None, conditions=None, **s
     """The checks ``ProDAG.fit`` makes before fitting (settings, data table, prior knowledge,
     intervention targets), made before the command announces a fit or writes anything; an
     error about prior knowledge names its option."""
-    from prodag import ProDAG
     from prodag.interventions import intervention_mask
     from prodag.knowledge import Knowledge, KnowledgeError
+    from prodag.parameters import network_options, rules
     from prodag.resources import check_memory, fit_bytes, format_bytes
     from prodag.validation import MIN_FIT_ROWS, check_data
 
-    estimator = ProDAG(**settings)
+    estimator, kind = _estimator(settings)
     estimator._check_params()
+    rules()["intervention_kind"](kind)
     data, columns = check_data(frame, min_rows=MIN_FIT_ROWS)
     try:
-        Knowledge.create(columns, estimator.forbidden, estimator.required, estimator.tiers,
-                         estimator.forbid_within_tiers)
+        Knowledge.create(columns, estimator.forbidden, estimator.required, estimator.tiers)
     except KnowledgeError as error:
         option = next((flag for kind, flag in KNOWLEDGE_OPTIONS.items()
                        if str(error).startswith(kind)), None)
@@ -113,12 +113,13 @@ def check_settings(frame: pd.DataFrame, interventions=None, conditions=None, **s
     if interventions is not None:
         intervention_mask(interventions, columns, len(data))
     n, p = data.shape
-    check_memory(fit_bytes(n, p, estimator.n_samples, estimator.sem, estimator.hidden_units),
+    units = network_options(estimator).hidden_units
+    check_memory(fit_bytes(n, p, estimator.n_samples, estimator.sem, units),
                  f"Fitting {p} variables with --n-samples {estimator.n_samples}",
                  "lower --n-samples, or fit fewer variables.")
     if p > LARGE_P:
         typer.echo(f"{p} variables: a large fit. It needs about "
-                   f"{format_bytes(fit_bytes(n, p, estimator.n_samples, estimator.sem, estimator.hidden_units))}"
+                   f"{format_bytes(fit_bytes(n, p, estimator.n_samples, estimator.sem, units))}"
                    " of memory, and each step projects "
                    f"{estimator.n_samples} sampled {p} x {p} matrices onto DAGs, so expect a long "
                    "run (minutes per fit or more on a CPU); the progress bar shows each stage. "
@@ -129,12 +130,22 @@ def fit_posterior(frame: pd.DataFrame, interventions=None, conditions=None, **se
     """A :class:`prodag.ProDAG` built from ``settings`` and fitted on ``frame`` (with the
     known ``interventions`` and the rows' ``conditions``, if any), and the seconds the fit
     took."""
-    from prodag import ProDAG
-
-    estimator = ProDAG(**settings)
+    estimator, kind = _estimator(settings)
     start = time.perf_counter()
-    estimator.fit(frame, interventions=interventions, conditions=conditions)
+    estimator.fit(frame, interventions=interventions, conditions=conditions,
+                  intervention_kind=kind)
     return estimator, time.perf_counter() - start
+
+
+def _estimator(settings: dict):
+    """``(ProDAG, intervention_kind)`` of the command's flat ``settings``
+    (``prodag.parameters.nest``; ``intervention_kind`` goes to ``fit``)."""
+    from prodag import ProDAG
+    from prodag.parameters import nest
+
+    settings = dict(settings)
+    kind = settings.pop("intervention_kind", "do")
+    return ProDAG(**nest(settings)), kind
 
 
 def write_results(estimator, variables: list[str], out: Path, *, threshold: float,
@@ -174,8 +185,11 @@ def describe_lam(estimator) -> str:
     """One sentence naming the radius the fit used and how it came about."""
     lam = float(estimator.lam_)
     text = "inf (no l1 constraint)" if math.isinf(lam) else f"{lam:.4g}"
-    how = (f", chosen by {estimator.select_by} among {estimator.n_lambdas} radii"
-           if estimator.lam is None else "")
+    from prodag.parameters import training_options
+
+    training = training_options(estimator)
+    how = (f", chosen by {training.select_by} among {training.n_lambdas} radii"
+           if estimator.lam == "auto" else "")
     return f"l1 radius lam = {text}{how}."
 
 

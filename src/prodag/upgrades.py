@@ -1,0 +1,68 @@
+"""Model files of older formats read as the current one: each step turns version ``v``
+metadata into version ``v + 1`` (``prodag.persistence.load`` runs them in turn).
+
+Version 2: the mixture posterior and the prior knowledge parameters. Version 3: the
+experimental conditions and ``intervention_kind``. Version 4: ``likelihood``. Version 5:
+``n_chains``, ``bootstrap`` and the chains' ``diagnostics_``. Version 6: the parameters as the
+constructor takes them now (``training`` and ``network`` groups, ``lam="auto"``, ``tiers``
+with its ``forbid_within``) and ``fit``'s ``intervention_kind`` as ``intervention_kind_``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from prodag.parameters import GROUPS, as_dict
+
+
+def upgraded(metadata: dict, check) -> dict:
+    """``metadata`` of any readable version as the current version; ``check`` (the loader's
+    ``prodag.model_file.Checker``) fails with the file's name when an old file cannot be read."""
+    for version, step in STEPS.items():
+        if metadata["format_version"] == version:
+            check.that(isinstance(metadata.get("params"), dict), "'params' is not a JSON object")
+            metadata = step(metadata, check)
+    return metadata
+
+
+def _from_version_2(metadata: dict, check) -> dict:
+    """No conditions, ``intervention_kind="do"``."""
+    return {**metadata, "format_version": 3, "conditions_": None,
+            "params": {"intervention_kind": "do", **metadata["params"]}}
+
+
+def _from_version_3(metadata: dict, check) -> dict:
+    """Gaussian noise."""
+    return {**metadata, "format_version": 4,
+            "params": {"likelihood": "gaussian", **metadata["params"]}}
+
+
+def _from_version_4(metadata: dict, check) -> dict:
+    """One chain, no diagnostics."""
+    return {**metadata, "format_version": 5, "diagnostics_": None,
+            "params": {"n_chains": 1, "bootstrap": False, **metadata["params"]}}
+
+
+def _from_version_5(metadata: dict, check) -> dict:
+    """Flat parameters grouped: the fields of ``TrainingOptions`` and ``NetworkOptions`` into
+    ``training`` and ``network``; ``lam=None`` as ``"auto"``; ``forbid_within_tiers`` into
+    ``tiers``; ``intervention_kind`` out of the parameters; the removed ``mix_radii`` (a
+    fit-time choice: the saved components sample the same) dropped."""
+    params = dict(metadata["params"])
+    edges = params.pop("mlp_edges", "group_norm")
+    check.that(edges == "group_norm", f"it was saved with mlp_edges={edges!r}, an option "
+               "this prodag no longer has; refit the model with this version")
+    params.pop("mix_radii", None)
+    kind = params.pop("intervention_kind", "do")
+    if params.get("lam") is None:
+        params["lam"] = "auto"
+    for group, cls in GROUPS.items():
+        given = {f.name: params.pop(f.name) for f in fields(cls) if f.name in params}
+        params[group] = {**as_dict(cls()), **given}
+    if params.pop("forbid_within_tiers", False) and params.get("tiers"):
+        params["tiers"] = {"groups": params["tiers"], "forbid_within": True}
+    return {**metadata, "format_version": 6, "params": params, "intervention_kind_": kind}
+
+
+STEPS = {2: _from_version_2, 3: _from_version_3, 4: _from_version_4, 5: _from_version_5}
+"""The step that reads each older version."""
