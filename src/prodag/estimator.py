@@ -23,7 +23,8 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from prodag import chains, effects, fitting, mixture, persistence, procedure, selection, validation
+from prodag import (chains, effects, fitting, mixture, persistence, preprocessing, procedure,
+                    selection, validation)
 from prodag import interventions as interventions_module
 from prodag.parameters import ParameterProtocol
 from prodag.inference import Progress, TrainingOptions
@@ -36,7 +37,7 @@ from prodag.projection import METHODS
 INITS = ("auto", "prior", "data")
 LINEAR_LR = 0.03
 PAPER_LR = 0.1
-NOISE_MODELS = ("equal", "estimate")
+NOISE_MODELS = preprocessing.NOISE_MODELS
 """The learned noise variances: one shared by every variable, or one per variable."""
 SAMPLE_STREAM = 2 ** 20
 """``fold_in`` index of the default sampling key: ``sample``, ``sample_weights`` and
@@ -94,8 +95,10 @@ class ProDAG(ParameterProtocol):
         change of unit or origin of the data leaves the posterior unchanged. ``"estimate"``
         learns one variance per variable (with ``standardize=True``: invariant to every
         column's unit, but only the equivalence class is identifiable). A number or array
-        fixes the variances in the data's own units (the paper: 1.0). Learned variances start
-        at ``prodag.initialization.noise_variance_start``.
+        fixes the variances in the data's own units (the paper: 1.0). ``"quietest"`` fixes
+        every variance at the quietest column's variance on the common scale (unit-free, and
+        a nonlinear SEM's misfit cannot inflate it). Learned variances start at
+        ``prodag.initialization.noise_variance_start``.
     projection : {"auto", "exact", "search", "path"}
         Method of ``prodag.project`` for the acyclicity step.
     prune : float
@@ -309,7 +312,8 @@ class ProDAG(ParameterProtocol):
             raise ValueError(f"validation_fraction must be in (0, 1), got {fraction!r}.")
         if isinstance(self.noise_variance, str) and self.noise_variance not in NOISE_MODELS:
             raise ValueError(f"noise_variance must be a positive number, an array of one "
-                             f"positive number per variable, 'equal' or 'estimate'; got "
+                             f"positive number per variable, 'equal', 'estimate' or "
+                             f"'quietest'; got "
                              f"{self.noise_variance!r}.")
         if self.sem == "mlp":
             validation.check_integer("hidden_units", self.hidden_units, minimum=1)

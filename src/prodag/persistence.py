@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from prodag.inference import Params
+from prodag.preprocessing import learns_noise, on_common_scale
 from prodag.variational import VariationalParams
 
 FORMAT_VERSION = 5
@@ -331,7 +332,7 @@ def _components(arrays: dict, estimator, p: int, k: int, check: _Checker) -> lis
     """The ``k`` mixture components ``params/<i>/...``, each checked against the SEM's weight
     shapes for ``p``; nothing else may start with ``params/``."""
     shapes = estimator._config().model().weight_shapes(p)
-    learn_noise = isinstance(estimator.noise_variance, str)
+    learn_noise = learns_noise(estimator.noise_variance)
     noise_shape = (p,) if estimator.noise_variance == "estimate" else (1,)
     expected = set()
     for i in range(k):
@@ -375,7 +376,7 @@ def _fitted_arrays(arrays: dict, estimator, p: int, check: _Checker) -> dict[str
               "history_": check.array(arrays, "history_", history.shape),
               "noise_variance_": check.array(arrays, "noise_variance_", (p,), positive=True)}
     if not estimator.standardize:
-        common = isinstance(estimator.noise_variance, str)
+        common = on_common_scale(estimator.noise_variance)
         check.that(bool(np.all(fitted["scale_"] == fitted["scale_"][0]))
                    and (common or fitted["scale_"][0] == 1),
                    "'scale_' must be one common scale with a learned noise variance, else 1, "

@@ -97,17 +97,17 @@ def preprocess(settings, X, X_val, interventions, conditions) -> Prepared:
             else int(np.random.SeedSequence().entropy % (2 ** 31)))
     if settings.intervention_kind == "activity" and mask is not None:
         data = interventions_module.hide_intervened(data, mask)
-    learn_noise = isinstance(settings.noise_variance, str)
+    common = preprocessing.on_common_scale(settings.noise_variance)
     if not settings.standardize:
         preprocessing.warn_column_scales(data, columns)
     mean = np.median(data, axis=0) if settings.likelihood == "student" else data.mean(axis=0)
-    scale = preprocessing.fit_scale(data - mean, settings.standardize, learn_noise,
+    scale = preprocessing.fit_scale(data - mean, settings.standardize, common,
                                     robust=settings.likelihood == "student")
     Z = (data - mean) / scale
     observed = None if mask is None else ~mask
     noise = noise_start(settings.noise_variance, Z, observed,
                         robust=settings.likelihood == "student")
-    if not learn_noise:
+    if not common:
         diagnostics.warn_noise_scale(Z, noise, columns)
     return Prepared(Z, None if val is None else (val - mean) / scale, observed, noise,
                     columns, mean, scale, labels, condition_means, knowledge, seed)
@@ -115,7 +115,8 @@ def preprocess(settings, X, X_val, interventions, conditions) -> Prepared:
 
 def noise_start(noise_variance, Z: np.ndarray, observed: np.ndarray | None,
                 robust: bool = False) -> np.ndarray:
-    """The fixed noise variances ``(p,)``, or the start of the learned ones: ``(p,)`` for
+    """The fixed noise variances ``(p,)`` (given, or ``"quietest"``: the quietest column's
+    variance of the observational rows), or the start of the learned ones: ``(p,)`` for
     ``"estimate"``, ``(1,)`` for ``"equal"``, at ``initialization.noise_variance_start`` of
     the observational rows (so the fit is equivariant to the data's scale); with ``robust``,
     of those without gross outliers (``fitting.without_outlying_rows``)."""
@@ -124,6 +125,8 @@ def noise_start(noise_variance, Z: np.ndarray, observed: np.ndarray | None,
         return validation.check_positive_vector("noise_variance", noise_variance, p)
     rows = Z if observed is None else Z[np.all(observed, axis=1)]
     rows = rows if len(rows) > p else Z
+    if noise_variance == "quietest":
+        return np.full(p, preprocessing.quietest_variance(rows, robust))
     rows = fitting.without_outlying_rows(rows) if robust else rows
     start = noise_variance_start(rows - rows.mean(axis=0))
     return np.full(p if noise_variance == "estimate" else 1, start)
@@ -133,7 +136,8 @@ def plan(settings, prepared: Prepared, config: fitting.ModelConfig, options, dty
     """Compile the engine and compute the starts once for every chain (the order search runs
     here): on all rows, or on the training rows of a validation split and again on all."""
     engine = fitting.engine(config, options, float(settings.prior_mean),
-                            float(settings.prior_std), isinstance(settings.noise_variance, str))
+                            float(settings.prior_std),
+                            preprocessing.learns_noise(settings.noise_variance))
     restarts = settings._resolved_restarts(prepared.Z.shape[1])
     from_data = settings._resolved_init() == "data"
     split = settings.lam is None and settings.select_by == "validation" and \

@@ -81,7 +81,7 @@ StandardizeOption = Annotated[bool, typer.Option(
     help="Scale every variable to mean 0, variance 1 before fitting. The default is the "
          "Python API's (ProDAG(standardize=...)).")]
 NoiseVarianceOption = Annotated[str, typer.Option(
-    "--noise-variance", metavar="NUMBER|equal|estimate",
+    "--noise-variance", metavar="NUMBER|equal|estimate|quietest",
     help="Noise variance of every variable's equation, in the fitted (centred, or "
          "standardised) units: a positive number (the paper's 1), 'equal' (one variance shared "
          "by every variable, learned: follows the data's scale) or 'estimate' (one learned "
