@@ -26,12 +26,23 @@ def data():
     return simulate.dataset(4, 4, 60, seed=3).X
 
 
-@pytest.mark.parametrize("sem", ["linear", "additive"])
+@pytest.mark.parametrize("sem, noise", [("linear", "equal"), ("additive", "equal"),
+                                        ("additive", "quietest")])
 @pytest.mark.parametrize("unit, origin", [(1e-6, -3e-6), (1e6, 7e6)])
-def test_a_common_unit_and_origin_leave_the_posterior_unchanged(data, sem, unit, origin):
-    reference = _probabilities(data, sem=sem)
-    changed = _probabilities(data * unit + origin, sem=sem)
+def test_a_common_unit_and_origin_leave_the_posterior_unchanged(data, sem, noise, unit, origin):
+    reference = _probabilities(data, sem=sem, noise_variance=noise)
+    changed = _probabilities(data * unit + origin, sem=sem, noise_variance=noise)
     assert np.max(np.abs(changed - reference)) <= 0.02
+
+
+def test_the_quietest_noise_is_the_smallest_column_variance_on_the_common_scale(data):
+    X = data * np.array([1.0, 0.5, 2.0, 1.5]) * 1e3
+    est = ProDAG(**{**FAST, "max_epochs": 2, "lam": 1.0}, noise_variance="quietest").fit(X)
+    common = np.sqrt(np.mean(X.var(axis=0)))  # the root mean column variance
+    np.testing.assert_allclose(est.scale_, common, rtol=1e-12)
+    np.testing.assert_allclose(est.noise_variance_, X.var(axis=0).min() / common ** 2,
+                               rtol=1e-9)
+    assert est.params_.log_noise_variance is None  # fixed, not learned
 
 
 def test_the_paper_protocol_depends_on_the_unit(data):

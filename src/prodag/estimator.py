@@ -58,11 +58,12 @@ class ProDAG(ParameterProtocol):
         keep their own mode at that rate), 0.1 (the paper's) otherwise.
     prior_std : float
         Standard deviation of the Gaussian prior on every weight of ``ω̃``.
-    noise_variance : "equal", "estimate", float or array of shape (p,)
-        ``"equal"``: one learned variance shared by every variable (the data are divided by
-        one common scale, so a common change of unit leaves the posterior unchanged);
-        ``"estimate"``: one per variable (with ``standardize=True``: invariant to every
-        column's unit); a number or array fixes them in the data's units (the paper: 1.0).
+    noise_variance : "auto", "equal", "estimate", "quietest", float or array of shape (p,)
+        ``"equal"``: one learned variance for all; ``"quietest"``: all fixed at the quietest
+        column's variance; both divide the data by one common scale (a common change of unit
+        leaves the posterior unchanged). ``"auto"``: ``"quietest"`` for the additive SEM,
+        ``"equal"`` otherwise. ``"estimate"``: one learned variance per variable; a number or
+        array fixes them in the data's units (the paper: 1.0).
     likelihood : {"gaussian", "student"}
         The noise distribution: Gaussian (the paper's), or Student-t with 4 degrees of
         freedom, whose heavy tails keep a few gross outliers from bending the fit.
@@ -120,7 +121,7 @@ class ProDAG(ParameterProtocol):
     """
 
     def __init__(self, sem="linear", lam="auto", n_samples=100, max_epochs=1000, lr=None,
-                 prior_std=1.0, noise_variance="equal", likelihood="gaussian",
+                 prior_std=1.0, noise_variance="auto", likelihood="gaussian",
                  projection="auto", prune=0.0, n_chains=2, bootstrap=False, standardize=False,
                  forbidden=None, required=None, tiers=None, seed=None, progress=True,
                  training=None, network=None):

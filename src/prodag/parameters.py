@@ -19,12 +19,14 @@ from functools import cache
 
 import numpy as np
 
+from prodag import preprocessing
 from prodag.checks import check_choice, check_integer, check_positive, check_seed
 from prodag.selection import CRITERIA, VALIDATION_FRACTION
 
 INITS = ("auto", "prior", "data")
-NOISE_MODELS = ("equal", "estimate")
-"""The learned noise variances: one shared by every variable, or one per variable."""
+NOISE_MODELS = ("auto", *preprocessing.NOISE_MODELS)
+"""The named noise models (``prodag.preprocessing``) and ``"auto"``, which picks one per SEM
+(``preprocessing.resolved_noise``)."""
 REMOVED = {"mix_radii": "every fit of the λ path is pooled by its evidence",
            "mlp_edges": "the MLP's graph is the group norm of its first layer (the paper's)"}
 """Options of earlier versions that lost their experiments, with what happens instead."""
@@ -132,7 +134,8 @@ def _noise_variance(value):
         vector = np.array([np.nan])
     if vector.size == 0 or not np.all(np.isfinite(vector) & (vector > 0)):
         raise ValueError(f"noise_variance must be a positive number, an array of one positive "
-                         f"number per variable, 'equal' or 'estimate'; got {value!r}.")
+                         f"number per variable, 'auto', 'equal', 'estimate' or "
+                         f"'quietest'; got {value!r}.")
     return value
 
 
@@ -311,10 +314,14 @@ def resolved_restarts(settings, p: int) -> int:
         return int(n_restarts)
     if settings.sem == "mlp":
         return 1
-    per_variable = isinstance(settings.noise_variance, str) and \
-        settings.noise_variance == "estimate"
+    per_variable = noise_model(settings) == "estimate"
     two_orders = takes_two_orders(settings.sem, resolved_init(settings) == "data", per_variable)
     return 1 + n_searched_graphs(p) if two_orders else 3
+
+
+def noise_model(settings):
+    """``settings.noise_variance`` with ``"auto"`` resolved for ``settings.sem``."""
+    return preprocessing.resolved_noise(settings.noise_variance, settings.sem)
 
 
 def optimiser_options(settings):

@@ -19,7 +19,8 @@ from prodag import upgrades
 from prodag.model_file import Checker, ModelFileError, read  # noqa: F401  (ModelFileError: API)
 from prodag.inference import Params
 from prodag.knowledge import Tiers
-from prodag.parameters import GROUPS, as_dict, resolved_restarts
+from prodag.parameters import GROUPS, as_dict, noise_model, resolved_restarts
+from prodag.preprocessing import learns_noise, on_common_scale
 from prodag.variational import VariationalParams
 
 FORMAT_VERSION = 6
@@ -247,8 +248,9 @@ def _components(arrays: dict, estimator, p: int, k: int, check: Checker) -> list
     """The ``k`` mixture components ``params/<i>/...``, each checked against the SEM's weight
     shapes for ``p``; nothing else may start with ``params/``."""
     shapes = estimator._config().model().weight_shapes(p)
-    learn_noise = isinstance(estimator.noise_variance, str)
-    noise_shape = (p,) if estimator.noise_variance == "estimate" else (1,)
+    model = noise_model(estimator)
+    learn_noise = learns_noise(model)
+    noise_shape = (p,) if model == "estimate" else (1,)
     expected = set()
     for i in range(k):
         expected |= {f"params/{i}/q/{part}/{name}" for part in ("loc", "rho") for name in shapes}
@@ -291,7 +293,7 @@ def _fitted_arrays(arrays: dict, estimator, p: int, check: Checker) -> dict[str,
               "history_": check.array(arrays, "history_", history.shape),
               "noise_variance_": check.array(arrays, "noise_variance_", (p,), positive=True)}
     if not estimator.standardize:
-        common = isinstance(estimator.noise_variance, str)
+        common = on_common_scale(noise_model(estimator))
         check.that(bool(np.all(fitted["scale_"] == fitted["scale_"][0]))
                    and (common or fitted["scale_"][0] == 1),
                    "'scale_' must be one common scale with a learned noise variance, else 1, "

@@ -4,9 +4,9 @@ A fit sees ``Z = (X − mean) / scale``. Which ``scale (p,)`` depends on the noi
 
 - ``standardize=True``: each column's own standard deviation (invariant to every column's
   unit; pair it with ``noise_variance="estimate"``);
-- a learned noise variance (``"equal"``, ``"estimate"``): one common scale, the root mean of
-  the column variances, so ``X·c + b`` gives the same ``Z`` for any unit ``c > 0`` and shift
-  ``b``, hence the same posterior (linear, additive and MLP SEMs alike);
+- a named noise model (``"equal"``, ``"estimate"``, ``"quietest"``): one common scale, the
+  root mean of the column variances, so ``X·c + b`` gives the same ``Z`` for any unit
+  ``c > 0`` and shift ``b``, hence the same posterior (linear, additive and MLP SEMs alike);
 - a fixed noise variance (the paper's unit noise): 1, the data's own units, which the fixed
   variance refers to.
 
@@ -26,11 +26,46 @@ COLUMN_SCALE_RATIO = 100.0
 way) are named in a ``ColumnScaleWarning``."""
 
 
+LEARNED_NOISE = ("equal", "estimate")
+"""Noise models whose variances are learned (one shared, one per variable)."""
+NOISE_MODELS = (*LEARNED_NOISE, "quietest")
+"""Named noise models; ``"quietest"`` fixes every variance at the quietest column's variance
+on the common scale (``quietest_variance``)."""
+
+
+def resolved_noise(noise_variance, sem: str):
+    """``noise_variance`` with ``"auto"`` resolved: ``"quietest"`` for the additive SEM, whose
+    learned shared variance absorbs what its shapes cannot fit and weakens every edge
+    (``docs/findings.md``), ``"equal"`` for the others. Anything else is returned as given."""
+    if isinstance(noise_variance, str) and noise_variance == "auto":
+        return "quietest" if sem == "additive" else "equal"
+    return noise_variance
+
+
+def learns_noise(noise_variance) -> bool:
+    """Whether the fit learns the noise variances (``LEARNED_NOISE``)."""
+    return isinstance(noise_variance, str) and noise_variance in LEARNED_NOISE
+
+
+def on_common_scale(noise_variance) -> bool:
+    """Whether the data are divided by one common scale: every named noise model (a number
+    or array fixes the variances in the data's own units)."""
+    return isinstance(noise_variance, str)
+
+
+def quietest_variance(Z: np.ndarray, robust: bool = False) -> float:
+    """The smallest column variance of ``Z (n, p)`` (with ``robust``, of the robust spread):
+    an upper bound on the smallest noise variance, equal to it where that column is a source.
+    Fixing every noise variance there keeps a nonlinear SEM's misfit from inflating a learned
+    variance (which weakens every edge), and it moves with a common unit of the data."""
+    return float(np.min(column_spread(Z - Z.mean(axis=0), robust) ** 2))
+
+
 class ColumnScaleWarning(UserWarning):
     """Some columns vary on a very different scale from the rest (different units, an ID)."""
 
 
-def fit_scale(data: np.ndarray, standardize: bool, learned_noise: bool,
+def fit_scale(data: np.ndarray, standardize: bool, common: bool,
               robust: bool = False) -> np.ndarray:
     """The scale ``(p,)`` the centred data ``(n, p)`` are divided by (module docstring). With
     ``robust`` (heavy-tailed noise) the common scale comes from each column's median absolute
@@ -38,7 +73,7 @@ def fit_scale(data: np.ndarray, standardize: bool, learned_noise: bool,
     p = data.shape[1]
     if standardize:
         return data.std(axis=0)
-    if learned_noise:
+    if common:
         return np.full(p, float(np.sqrt(np.mean(column_spread(data, robust) ** 2))))
     return np.ones(p)
 

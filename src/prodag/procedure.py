@@ -14,7 +14,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag import chains, diagnostics, fitting, mixture, preprocessing, selection, validation
+from prodag import (chains, diagnostics, fitting, mixture, parameters, preprocessing, selection,
+                    validation)
 from prodag.checks import check_positive_vector, check_seed
 from prodag.parameters import (optimiser_options, resolved_init, resolved_restarts,
                                training_options)
@@ -102,17 +103,18 @@ def preprocess(settings, X, X_val, interventions, conditions,
             else int(np.random.SeedSequence().entropy % (2 ** 31)))
     if intervention_kind == "activity" and mask is not None:
         data = interventions_module.hide_intervened(data, mask)
-    learn_noise = isinstance(settings.noise_variance, str)
+    noise_model = parameters.noise_model(settings)
+    common = preprocessing.on_common_scale(noise_model)
     if not settings.standardize:
         preprocessing.warn_column_scales(data, columns)
     mean = np.median(data, axis=0) if settings.likelihood == "student" else data.mean(axis=0)
-    scale = preprocessing.fit_scale(data - mean, settings.standardize, learn_noise,
+    scale = preprocessing.fit_scale(data - mean, settings.standardize, common,
                                     robust=settings.likelihood == "student")
     Z = (data - mean) / scale
     observed = None if mask is None else ~mask
-    noise = noise_start(settings.noise_variance, Z, observed,
+    noise = noise_start(noise_model, Z, observed,
                         robust=settings.likelihood == "student")
-    if not learn_noise:
+    if not common:
         diagnostics.warn_noise_scale(Z, noise, columns)
     return Prepared(Z, None if val is None else (val - mean) / scale, observed, noise,
                     columns, mean, scale, labels, condition_means, knowledge, seed)
@@ -120,7 +122,8 @@ def preprocess(settings, X, X_val, interventions, conditions,
 
 def noise_start(noise_variance, Z: np.ndarray, observed: np.ndarray | None,
                 robust: bool = False) -> np.ndarray:
-    """The fixed noise variances ``(p,)``, or the start of the learned ones: ``(p,)`` for
+    """The fixed noise variances ``(p,)`` (given, or ``"quietest"``: the quietest column's
+    variance of the observational rows), or the start of the learned ones: ``(p,)`` for
     ``"estimate"``, ``(1,)`` for ``"equal"``, at ``initialization.noise_variance_start`` of
     the observational rows (so the fit is equivariant to the data's scale); with ``robust``,
     of those without gross outliers (``fitting.without_outlying_rows``)."""
@@ -129,6 +132,8 @@ def noise_start(noise_variance, Z: np.ndarray, observed: np.ndarray | None,
         return check_positive_vector("noise_variance", noise_variance, p)
     rows = Z if observed is None else Z[np.all(observed, axis=1)]
     rows = rows if len(rows) > p else Z
+    if noise_variance == "quietest":
+        return np.full(p, preprocessing.quietest_variance(rows, robust))
     rows = fitting.without_outlying_rows(rows) if robust else rows
     start = noise_variance_start(rows - rows.mean(axis=0))
     return np.full(p if noise_variance == "estimate" else 1, start)
@@ -139,7 +144,8 @@ def plan(settings, prepared: Prepared, config: fitting.ModelConfig, dtype) -> Pl
     here): on all rows, or on the training rows of a validation split and again on all."""
     training = training_options(settings)
     engine = fitting.engine(config, optimiser_options(settings), float(training.prior_mean),
-                            float(settings.prior_std), isinstance(settings.noise_variance, str))
+                            float(settings.prior_std),
+                            preprocessing.learns_noise(parameters.noise_model(settings)))
     restarts = resolved_restarts(settings, prepared.Z.shape[1])
     from_data = resolved_init(settings) == "data"
     split = settings.lam == "auto" and training.select_by == "validation" and \

@@ -90,10 +90,11 @@ StandardizeOption = Annotated[bool, typer.Option(
     help="Scale every variable to mean 0, variance 1 before fitting. The default is the "
          "Python API's (ProDAG(standardize=...)).")]
 NoiseVarianceOption = Annotated[str, typer.Option(
-    "--noise-variance", metavar="NUMBER|equal|estimate",
+    "--noise-variance", metavar="NUMBER|auto|equal|quietest|estimate",
     help="Noise variance of every variable's equation, in the fitted (centred, or "
          "standardised) units: a positive number (the paper's 1), 'equal' (one variance shared "
-         "by every variable, learned: follows the data's scale) or 'estimate' (one learned "
+         "by every variable, learned), 'quietest' (fixed at the quietest column's variance), "
+         "'auto' (quietest for the additive SEM, equal otherwise) or 'estimate' (one learned "
          "variance per variable).")]
 LikelihoodOption = Annotated[Likelihood, typer.Option(
     help="Noise distribution: 'gaussian' (the paper's) or 'student' (Student-t with 4 degrees "
