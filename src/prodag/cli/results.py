@@ -1,87 +1,23 @@
-"""Fitting a posterior and writing its files: what ``fit`` and ``demo`` share, and the
-results folder every command writes whole or not at all (``results_folder``)."""
+"""Fitting a posterior and writing its files: what ``fit`` and ``demo`` share. The results
+folder every command writes whole or not at all is ``prodag.cli.folders`` (``check_out`` and
+``results_folder`` are importable from here too)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import os
-import shutil
-import tempfile
 import time
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import typer
 
+from prodag.cli.folders import check_out, results_folder  # noqa: F401  (re-exported)
+
 RESULT_FILES = {"edge_probabilities": "edge_probabilities.csv", "samples": "samples.npz",
                 "posterior": "posterior.npz", "heatmap": "heatmap.png", "graph": "graph.png"}
 """The files ``write_results`` writes into a results folder."""
-
-
-def check_out(out: Path, known: Iterable[str]) -> None:
-    """Refuse, before any work, an ``--out`` that ``results_folder`` must not replace: an
-    existing file, the working folder or one above it, a folder holding files other than
-    ``known`` (the files the command writes; earlier results are replaced whole, anything
-    else would be lost with them), or a place that cannot be written."""
-    from prodag.validation import DataError
-
-    if out.exists() and not out.is_dir():
-        raise DataError(f"--out {out} is an existing file; name a folder for the results "
-                        "(it is created if missing).")
-    resolved = out.resolve()
-    if resolved == Path.cwd().resolve() or resolved in Path.cwd().resolve().parents:
-        raise DataError(f"--out {out} is the working folder or one above it; name a new "
-                        "folder for the results (it replaces the folder's content).")
-    if out.is_dir():
-        foreign = sorted(entry.name for entry in out.iterdir() if entry.name not in set(known))
-        if foreign:
-            shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more"
-                                              if len(foreign) > 5 else "")
-            raise DataError(f"--out {out} holds files that this command does not write "
-                            f"({shown}); the results replace the whole folder, so name a new "
-                            "folder, an empty one, or one with earlier results of this command.")
-    parent = next(folder for folder in resolved.parents if folder.exists())
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise DataError(f"--out {out}: cannot write into {parent} (permission denied); name "
-                        "a folder you can write to.")
-
-
-@contextlib.contextmanager
-def results_folder(out: Path, known: Iterable[str]) -> Iterator[Path]:
-    """A temporary folder beside ``out`` to write the results into; when the block ends
-    without error it replaces ``out`` (two renames that an interrupt waits for), else it is
-    removed. So ``out`` holds either the old results or the new ones, never a mix or half a
-    file (``prodag.cli.interrupts``)."""
-    from prodag.cli import interrupts
-
-    check_out(out, known)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    temporary = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    temporary.chmod(0o777 & ~umask)  # mkdtemp's 0700 would otherwise become out's
-
-    def remove() -> None:
-        shutil.rmtree(temporary, ignore_errors=True)
-
-    with interrupts.on_interrupt(remove):
-        try:
-            yield temporary
-        except BaseException:
-            remove()
-            raise
-        old = None
-        with interrupts.critical():
-            if out.exists():
-                old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-                os.replace(out, old / out.name)
-            os.replace(temporary, out)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 LARGE_P = 100
