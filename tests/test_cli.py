@@ -301,7 +301,7 @@ def test_the_console_script_turns_the_compilation_cache_on_unless_told_otherwise
                                                                                  tmp_path):
     from prodag.cli import application
 
-    monkeypatch.setattr(application, "app", lambda prog_name: None)
+    monkeypatch.setattr(application, "make_app", lambda commands: lambda prog_name: None)
     monkeypatch.delenv("JAX_COMPILATION_CACHE_DIR", raising=False)
     monkeypatch.delenv("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", raising=False)
     monkeypatch.setenv("PRODAG_COMPILATION_CACHE", str(tmp_path / "cache"))
