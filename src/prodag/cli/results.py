@@ -21,7 +21,7 @@ RESULT_FILES = {"edge_probabilities": "edge_probabilities.csv", "samples": "samp
 
 
 LARGE_P = 100
-"""Beyond this many variables ``check_settings`` announces a long fit and its memory."""
+"""Beyond this many variables ``check_settings`` announces the memory a fit needs."""
 KNOWLEDGE_OPTIONS = {"forbidden": "--forbid", "required": "--require", "tiers": "--tiers"}
 """The option that gives each kind of prior knowledge (as ``prodag.knowledge`` names it)."""
 
@@ -33,7 +33,7 @@ def check_settings(frame: pd.DataFrame, interventions=None, conditions=None, **s
     from prodag import ProDAG
     from prodag.interventions import intervention_mask
     from prodag.knowledge import Knowledge, KnowledgeError
-    from prodag.resources import check_memory, fit_bytes, format_bytes
+    from prodag.resources import check_memory, fit_bytes
     from prodag.validation import MIN_FIT_ROWS, check_data
 
     estimator = ProDAG(**settings)
@@ -49,16 +49,37 @@ def check_settings(frame: pd.DataFrame, interventions=None, conditions=None, **s
     if interventions is not None:
         intervention_mask(interventions, columns, len(data))
     n, p = data.shape
-    check_memory(fit_bytes(n, p, estimator.n_samples, estimator.sem, estimator.hidden_units),
-                 f"Fitting {p} variables with --n-samples {estimator.n_samples}",
+    needed = fit_bytes(n, p, estimator.n_samples, estimator.sem, estimator.hidden_units)
+    check_memory(needed, f"Fitting {p} variables with --n-samples {estimator.n_samples}",
                  "lower --n-samples, or fit fewer variables.")
+    announce(estimator, p, needed)
+
+
+def announce(estimator, p: int, needed: int) -> None:
+    """Print the memory of a fit of more than ``LARGE_P`` variables, and the time of one
+    estimated (``prodag.resources.fit_seconds``) to take over ``ANNOUNCED_SECONDS``, with
+    the options that shorten it."""
+    from prodag.procedure import n_fits
+    from prodag.resources import (ANNOUNCED_SECONDS, TYPICAL_EPOCHS, fit_seconds, format_bytes,
+                                  format_duration)
+
     if p > LARGE_P:
-        typer.echo(f"{p} variables: a large fit. It needs about "
-                   f"{format_bytes(fit_bytes(n, p, estimator.n_samples, estimator.sem, estimator.hidden_units))}"
-                   " of memory, and each step projects "
-                   f"{estimator.n_samples} sampled {p} x {p} matrices onto DAGs, so expect a long "
-                   "run (minutes per fit or more on a CPU); the progress bar shows each stage. "
-                   "--n-samples and --max-epochs shorten it.")
+        typer.echo(f"{p} variables: a large fit; it needs about {format_bytes(needed)} of "
+                   "memory.")
+    split = estimator.lam is None and estimator.select_by == "validation"
+    fits = n_fits(estimator, estimator._resolved_restarts(p), split)
+    seconds = fit_seconds(p, estimator.n_samples, fits, estimator.max_epochs,
+                          estimator.steps_per_epoch)
+    if seconds > ANNOUNCED_SECONDS:
+        path = "" if estimator.lam is not None else \
+            f"--lam with a number (one radius instead of a path of {estimator.n_lambdas}), "
+        epochs = min(estimator.max_epochs, TYPICAL_EPOCHS)
+        typer.echo(f"This fit may take {format_duration(seconds)} (a rough estimate: {fits} "
+                   f"fits of about {epochs} epochs of {estimator.steps_per_epoch} steps, each "
+                   f"step projecting {estimator.n_samples} sampled {p} x {p} matrices onto "
+                   "DAGs; it depends on the machine and on when each fit stops early). "
+                   f"Shorter: {path}fewer --chains, --restarts, --n-samples or --max-epochs. "
+                   "The progress bar shows each stage.")
 
 
 def fit_posterior(frame: pd.DataFrame, interventions=None, conditions=None, **settings):
