@@ -106,6 +106,8 @@ def write_results(estimator, variables: list[str], out: Path, *, threshold: floa
     from prodag import plotting
     from prodag.metrics import edge_probabilities
 
+    if len(variables) > LARGE_P:  # many large projections and pictures: say what runs
+        typer.echo(f"Drawing {n_draws} graphs from the posterior and writing the results...")
     samples = np.asarray(estimator.sample(n_draws))
     probs = edge_probabilities(samples)
     pd.DataFrame(probs, index=variables, columns=variables).to_csv(
