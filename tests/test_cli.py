@@ -307,7 +307,7 @@ def test_the_console_script_turns_the_compilation_cache_on_unless_told_otherwise
                                                                                  tmp_path):
     from prodag.cli import application
 
-    monkeypatch.setattr(application, "app", lambda prog_name: None)
+    monkeypatch.setattr(application, "make_app", lambda commands: lambda prog_name: None)
     monkeypatch.delenv("JAX_COMPILATION_CACHE_DIR", raising=False)
     monkeypatch.delenv("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", raising=False)
     monkeypatch.setenv("PRODAG_COMPILATION_CACHE", str(tmp_path / "cache"))
@@ -442,3 +442,15 @@ def test_the_commands_use_no_deprecated_typer_parameters():
         typer.main.get_command(app)
     assert not [w for w in caught if issubclass(w.category, DeprecationWarning)], \
         [str(w.message) for w in caught]
+
+
+def test_the_console_script_builds_only_the_command_it_is_asked_for():
+    from typer.testing import CliRunner
+
+    from prodag.cli.application import COMMANDS, make_app, requested_commands
+
+    assert requested_commands(["effects", "out", "--cause", "a"]) == ("effects",)
+    assert requested_commands(["--help"]) == requested_commands([]) == COMMANDS
+    assert requested_commands(["fitt", "data.csv"]) == COMMANDS  # typer names the typo
+    lean = CliRunner().invoke(make_app(("simulate",)), ["simulate", "--help"])
+    assert lean.exit_code == 0 and "Usage: prodag simulate" in lean.output

@@ -84,3 +84,26 @@ def test_a_folder_without_a_posterior_is_one_error_line(tmp_path):
 
 def test_fit_points_to_the_effects_command(fitted):
     assert "prodag effects" in fitted[1]
+
+
+def test_a_pair_from_a_linear_folder_imports_no_jax(fitted):
+    """The console script answers a linear folder's pair from samples.npz without JAX or
+    numba (what makes it quick), and says what the API says on the same draws."""
+    import subprocess
+    import sys
+
+    folder, _ = fitted
+    estimator = ProDAG.load(folder / "out" / "posterior.npz")
+    script = ("import sys\nfrom prodag.cli import application\n"
+              f"sys.argv = ['prodag', 'effects', {str(folder / 'out')!r}, '--cause', 'x0', "
+              "'--effect', 'x2']\n"
+              "try:\n    application.main()\nexcept SystemExit as stop:\n"
+              "    assert not stop.code, stop.code\n"
+              "print('loaded:', sorted({m.split('.')[0] for m in sys.modules} & "
+              "{'jax', 'numba', 'optax'}))\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "loaded: []" in result.stdout, result.stdout
+    expected = estimator.effect("x0", "x2", n=N_DRAWS)
+    assert f"mean {expected.mean:.4g}" in result.stdout, result.stdout

@@ -78,3 +78,75 @@ def test_ctrl_c_during_simulate_leaves_no_folder(tmp_path):
     else:
         assert_interrupted_cleanly(result)
         assert list(tmp_path.iterdir()) == []
+
+
+SWAP_SCRIPT = """
+import os, shutil, signal, sys, time
+from pathlib import Path
+from prodag.cli import interrupts
+interrupts.install()
+from prodag.cli import folders
+
+out, replace, rmtree = Path(sys.argv[1]), os.replace, shutil.rmtree
+renames = []
+
+def interrupted_replace(source, target):  # Ctrl-C between the two renames of the swap
+    replace(source, target)
+    renames.append(target)
+    if len(renames) == 1:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.5)
+
+def slow_rmtree(path, *args, **kwargs):  # deleting the old results takes a while
+    if ".old-" in str(path):
+        time.sleep(0.5)
+    return rmtree(path, *args, **kwargs)
+
+os.replace, shutil.rmtree = interrupted_replace, slow_rmtree
+with folders.results_folder(out, ["summary.json"]) as folder:
+    (folder / "summary.json").write_text("new")
+time.sleep(5)  # the interrupt ends the process here at the latest
+"""
+
+
+def test_ctrl_c_during_the_swap_leaves_the_new_folder_whole_and_nothing_hidden(tmp_path):
+    """An interrupt between the renames waits for the whole swap, deleting the old results
+    included: exit 130, ``out`` complete and new, no ``.out.old-*`` or ``.out.partial-*``."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "summary.json").write_text("old")
+    env = {**os.environ, "PYTHONPATH": str(SOURCE) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    result = subprocess.run([sys.executable, "-c", SWAP_SCRIPT, str(out)], env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert_interrupted_cleanly(result)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert (out / "summary.json").read_text() == "new"
+
+
+def finished_pid() -> int:
+    """The id of a process that has ended."""
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def test_the_next_run_tidies_what_a_killed_run_left(tmp_path):
+    """A run killed between the renames (its results in ``.out.old-PID-*``, ``out`` missing)
+    and one killed while writing (``.out.partial-PID-*``): the next command's ``check_out``
+    moves the old results back and deletes both; a running process's folder is kept."""
+    from prodag.cli.folders import check_out
+
+    out = tmp_path / "out"
+    dead = finished_pid()
+    old = tmp_path / f".out.old-{dead}-abc"
+    (old / "out").mkdir(parents=True)
+    (old / "out" / "summary.json").write_text("old")
+    (tmp_path / f".out.partial-{dead}-def").mkdir()
+    (tmp_path / f".out.partial-{dead}-def" / "summary.json").write_text("half")
+    running = tmp_path / ".out.partial-1-ghi"  # process 1 always runs
+    running.mkdir()
+    check_out(out, ["summary.json"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == [running.name, "out"]
+    assert (out / "summary.json").read_text() == "old"
+    check_out(out, ["summary.json"])  # out present now: nothing left to restore
+    assert (out / "summary.json").read_text() == "old" and running.is_dir()

@@ -110,3 +110,45 @@ def test_learned_noise_variance_moves_towards_the_residual_variance(engine, data
                          jax.random.PRNGKey(0))
     learned = np.exp(np.asarray(result.params.log_noise_variance))
     assert np.all(learned < 2.0)  # the data's residual variances are about 1
+
+
+class _Recorder:
+    """A progress bar that records the epochs it is shown."""
+
+    def __init__(self):
+        self.epochs = []
+
+    def update(self, epoch, objective):
+        self.epochs.append(epoch)
+
+    def fit_done(self):
+        pass
+
+
+def test_progress_comes_after_the_first_epoch_and_the_wake_ups_change_nothing(data):
+    """The host looks after epoch 1 whatever ``epochs_per_call`` is, and how often it looks
+    does not change the fit (the epoch limit is an argument of the compiled loop)."""
+    _, prepared = data
+    noise = np.ones(3, np.float32)
+    results = []
+    for most in (1, 5):
+        engine = VariationalInference(
+            LinearSEM(), EXACT, TrainingOptions(n_samples=8, max_epochs=12, patience=100,
+                                                steps_per_epoch=2, epochs_per_call=most))
+        recorder = _Recorder()
+        results.append(engine.fit(engine.init_params(3, noise), prepared, 60, np.inf, noise,
+                                  jax.random.PRNGKey(0), recorder))
+        assert recorder.epochs[0] == 1 and recorder.epochs[-1] == 12
+        assert all(b > a for a, b in zip(recorder.epochs, recorder.epochs[1:]))
+    np.testing.assert_array_equal(results[0].history, results[1].history)
+    for a, b in zip(jax.tree.leaves(results[0].params), jax.tree.leaves(results[1].params)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_wake_ups_are_sized_to_about_a_second():
+    from prodag.inference import SECONDS_PER_CALL, epochs_per_call
+
+    assert epochs_per_call(10 * SECONDS_PER_CALL, 1, 20) == 1  # slow epochs: every epoch
+    assert epochs_per_call(SECONDS_PER_CALL / 100, 1, 20) == 20  # fast ones: the most
+    assert epochs_per_call(SECONDS_PER_CALL, 4, 20) == 4
+    assert epochs_per_call(0.0, 0, 20) == 20

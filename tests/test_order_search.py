@@ -132,6 +132,27 @@ def test_the_top_down_order_matches_one_regression_per_variable_and_place():
         np.testing.assert_array_equal(top_down_order(covariance, noise), placed)
 
 
+def test_the_variances_left_along_the_top_down_order_are_the_regressions():
+    """``top_down``'s pivots against one least-squares regression per place, with more rows
+    than variables and with fewer (a singular covariance: the later variables have none
+    left); and the noise start that uses them."""
+    from prodag.initialization import noise_variance_start
+    from prodag.order_search import conditional_variance, top_down
+
+    rng = np.random.default_rng(4)
+    for p, n in ((8, 50), (12, 6)):
+        X = rng.normal(size=(n, p)) @ rng.normal(size=(p, p))
+        X -= X.mean(axis=0)
+        covariance = X.T @ X / n
+        order, left = top_down(covariance, np.ones(p))
+        regressions = [conditional_variance(covariance, node, list(order[:place]))
+                       for place, node in enumerate(order)]
+        scale = np.max(np.diag(covariance))
+        np.testing.assert_allclose(left, regressions, rtol=1e-7, atol=1e-9 * scale)
+        assert noise_variance_start(X) == pytest.approx(max(np.mean(regressions), 0.0),
+                                                        rel=1e-7, abs=1e-9 * scale)
+
+
 def test_beyond_the_searched_size_best_order_returns_its_first_order(monkeypatch):
     from prodag import order_search
 

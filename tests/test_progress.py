@@ -27,3 +27,16 @@ def test_a_disabled_bar_writes_nothing(capsys):
 
 def test_the_inference_module_still_offers_it():
     assert ReExported is Progress
+
+
+def test_the_clock_runs_on_between_updates(capsys):
+    """A long epoch calls nothing, yet the bar is redrawn with its elapsed time."""
+    import time
+
+    from prodag.progress import TICK
+
+    with Progress(2) as progress:
+        time.sleep(2.5 * TICK)
+        drawn = capsys.readouterr().err
+    assert "00:02" in drawn, drawn
+    assert not progress._ticker.is_alive()

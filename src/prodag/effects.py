@@ -28,16 +28,13 @@ Functions taking ``est`` read a fitted ``prodag.ProDAG`` through its public attr
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from functools import partial
+from functools import cache
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from prodag.interventions import condition_offsets
-from prodag.models.robust import STUDENT_DOF
 from prodag.checks import check_integer, check_positive
+from prodag.interventions import condition_offsets
 
 NOISE_ROWS = 64
 """Noise rows each posterior draw of a nonlinear SEM is simulated on (``total_effects``)."""
@@ -95,19 +92,26 @@ def longest_path(graphs: np.ndarray) -> int:
     return length
 
 
-def _per_draw_mean(model, weights, Z):
-    """``f(Z)`` of each draw on its own rows: weights with leading axis ``L``, ``Z (L, m, p)``
-    → ``(L, m, p)``."""
-    def one(w, z):
-        return model.predict_mean(jax.tree.map(lambda a: a[None], w), z)[0]
-    return jax.vmap(one)(weights, Z)
+@cache
+def _simulation():
+    """The compiled simulation ``(model, sweeps, weights, noise, shift, fixed, values) →
+    (L, m, p)``, built on first use: JAX is imported only when a model is simulated, so the
+    pure functions above (all a linear fit's saved draws need) start fast."""
+    import jax
+    import jax.numpy as jnp
 
+    def per_draw_mean(model, weights, Z):
+        # f(Z) of each draw on its own rows: weights with leading axis L, Z (L, m, p)
+        def one(w, z):
+            return model.predict_mean(jax.tree.map(lambda a: a[None], w), z)[0]
+        return jax.vmap(one)(weights, Z)
 
-@partial(jax.jit, static_argnums=(0, 1))
-def _simulate(model, sweeps, weights, noise, shift, fixed, values):
-    def sweep(_, Z):
-        return jnp.where(fixed, values, _per_draw_mean(model, weights, Z) + noise + shift)
-    return jax.lax.fori_loop(0, sweeps, sweep, jnp.where(fixed, values, noise + shift))
+    def run(model, sweeps, weights, noise, shift, fixed, values):
+        def sweep(_, Z):
+            return jnp.where(fixed, values, per_draw_mean(model, weights, Z) + noise + shift)
+        return jax.lax.fori_loop(0, sweeps, sweep, jnp.where(fixed, values, noise + shift))
+
+    return jax.jit(run, static_argnums=(0, 1))
 
 
 def simulate(model, weights: dict, noise: np.ndarray, sweeps: int, shift=None,
@@ -116,13 +120,17 @@ def simulate(model, weights: dict, noise: np.ndarray, sweeps: int, shift=None,
     (leading axis ``L``, fitted units) and noise ``(L, m, p)``: ``x = f(x) + ε + shift``,
     the variables of ``fixed (p,)`` bool held at ``values (p,)`` (a do-intervention). The
     result ``(L, m, p)`` is exact after ``sweeps ≥ longest_path + 1``."""
+    import jax
+    import jax.numpy as jnp
+
     noise = jnp.asarray(noise)
     p = noise.shape[-1]
     shift = jnp.zeros(p, noise.dtype) if shift is None else jnp.asarray(shift, noise.dtype)
     fixed = jnp.zeros(p, bool) if fixed is None else jnp.asarray(fixed, bool)
     values = jnp.zeros(p, noise.dtype) if values is None else jnp.asarray(values, noise.dtype)
     weights = jax.tree.map(lambda a: jnp.asarray(a, noise.dtype), weights)
-    return np.asarray(_simulate(model, int(sweeps), weights, noise, shift, fixed, values))
+    return np.asarray(_simulation()(model, int(sweeps), weights, noise, shift, fixed,
+                                    values))
 
 
 def shift_effects(model, weights: dict, noise: np.ndarray, scale: np.ndarray, causes,
@@ -225,6 +233,8 @@ def model_of(est):
 
 def _noise(est, shape, seed) -> np.ndarray:
     """Noise ``shape = (..., p)`` of the fit's distribution and variances (fitted units)."""
+    from prodag.models.robust import STUDENT_DOF
+
     rng = np.random.default_rng([est.seed_ if seed is None else int(seed), NOISE_STREAM])
     unit = (rng.standard_t(STUDENT_DOF, shape) if est.likelihood == "student"
             else rng.standard_normal(shape))

@@ -164,7 +164,8 @@ class ProDAG(ParameterProtocol):
             runs = [procedure.run_chain(self, the_plan, c, prepared.noise,
                                         jax.random.fold_in(key, c), progress)
                     for c in range(self.n_chains)]
-        posterior = procedure.pool(the_plan, runs, prepared, key, self._dtype())
+            progress.stage("pooling the fits")
+            posterior = procedure.pool(the_plan, runs, prepared, key, self._dtype())
         self._store(posterior, prepared.noise, the_plan.restarts)
         if not self.bootstrap:  # bagged chains differ by design: their spread is the data's
             chains.warn_disagreement(self.diagnostics_)

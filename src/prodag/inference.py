@@ -15,12 +15,18 @@ noise. Training stops after ``patience`` consecutive epochs whose objective is n
 best so far by more than ``min_delta`` (absolute, per row), or after ``max_epochs`` epochs.
 
 The whole loop runs on the device: a ``lax.while_loop`` over epochs, each a ``lax.scan`` over
-steps, with early stopping decided inside; the host only wakes up every ``epochs_per_call``
-epochs to update the progress bar (``prodag.progress.Progress``; one bar can span many fits).
+steps, with early stopping decided inside; the host wakes up between runs of epochs to update
+the progress bar (``prodag.progress.Progress``; one bar can span many fits). The first run is
+one epoch, so a large fit shows its first epoch as soon as it is done; after that each run is
+sized from the last one's seconds per epoch to take about ``SECONDS_PER_CALL``, at most
+``epochs_per_call`` epochs (small fits wake the host rarely). The epoch limit is an argument
+of the compiled loop, so the sizes change nothing but when the host looks: the same epochs,
+the same keys, the same result.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -35,6 +41,8 @@ from prodag.models.base import StructuralEquationModel, Weights
 from prodag.progress import Progress  # noqa: F401  (re-exported: the fit imports it here)
 from prodag.projection import Projector
 
+SECONDS_PER_CALL = 1.0
+"""Target seconds between two progress updates of a fit (see the module docstring)."""
 SCORE_STREAM = 2 ** 31 - 1
 """``fold_in`` index of the key stream that scores a finished fit (apart from its steps')."""
 
@@ -219,11 +227,13 @@ class VariationalInference:
                            jnp.full((opts.max_epochs,), jnp.nan, dtype))
         args = (data, jnp.asarray(n_rows, dtype), _scalar(lam, params),
                 jnp.asarray(noise_variance, dtype))
-        epoch = 0
+        epoch, chunk = 0, 1
         while True:
-            limit = min(epoch + opts.epochs_per_call, opts.max_epochs)
+            limit = min(epoch + chunk, opts.max_epochs)
+            began = time.perf_counter()
             state = self._run_epochs(opts.max_epochs, state, jnp.asarray(limit), *args)
-            epoch, wait = int(state.epoch), int(state.wait)
+            done, (epoch, wait) = int(state.epoch) - epoch, (int(state.epoch), int(state.wait))
+            chunk = epochs_per_call(time.perf_counter() - began, done, opts.epochs_per_call)
             if progress is not None:
                 progress.update(epoch, float(state.history[epoch - 1]))
             if wait >= opts.patience or epoch >= opts.max_epochs:
@@ -234,6 +244,14 @@ class VariationalInference:
         objective = self.negative_elbo(state.params, jax.random.fold_in(key, SCORE_STREAM),
                                        data, n_rows, lam, noise_variance)
         return FitResult(state.params, history, objective)
+
+
+def epochs_per_call(seconds: float, epochs: int, most: int) -> int:
+    """Epochs for the next run of the device loop, given that the last run took ``seconds``
+    for ``epochs`` epochs: about ``SECONDS_PER_CALL`` worth, between 1 and ``most``."""
+    if epochs <= 0 or seconds <= 0:
+        return most
+    return max(1, min(most, int(SECONDS_PER_CALL * epochs / seconds)))
 
 
 def _dtype(params: Params):

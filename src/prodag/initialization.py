@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from prodag.order_search import (MANY_STARTS_UP_TO, best_order, conditional_variance,
-                                 searched_orders, top_down_order)
+from prodag.order_search import (MANY_STARTS_UP_TO, best_order, searched_orders, top_down,
+                                 top_down_order)
 
 SEARCHED_GRAPHS = 6
 """Distinct searched graphs whose orders start the linear SEM (besides the top-down order),
@@ -81,9 +81,7 @@ def noise_variance_start(X: np.ndarray) -> float:
     equal-variance order. It scales with the data (``X·c`` gives ``c²`` times it), so a fit
     that learns its noise variance starts in the data's units."""
     covariance = X.T @ X / X.shape[0]
-    order = top_down_order(covariance, np.ones(covariance.shape[0]))
-    left = [conditional_variance(covariance, node, list(order[:place]))
-            for place, node in enumerate(order)]
+    left = top_down(covariance, np.ones(covariance.shape[0]))[1]
     return float(max(np.mean(left), np.finfo(float).tiny))
 
 

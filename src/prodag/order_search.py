@@ -56,10 +56,18 @@ def top_down_order(covariance: np.ndarray, noise_variance: np.ndarray) -> np.nda
         covariance: ``(p, p)`` sample covariance of the centred data.
         noise_variance: ``(p,)`` noise variance of each variable under the model.
     """
+    return top_down(covariance, noise_variance)[0]
+
+
+def top_down(covariance: np.ndarray, noise_variance: np.ndarray) -> tuple[np.ndarray,
+                                                                          np.ndarray]:
+    """``top_down_order`` and the variance each variable has left given those before it,
+    ``Var(x_k | x_earlier)`` ``(p,)`` in the order's places: the pivots of its rank-one
+    steps, what ``conditional_variance`` gives one regression at a time (O(p³) in all)."""
     residual = np.array(covariance, dtype=float)
     noise = np.broadcast_to(np.asarray(noise_variance, dtype=float), residual.shape[:1])
     remaining = np.ones(len(residual), dtype=bool)
-    placed = []
+    placed, left = [], []
     scale = max(float(np.max(np.abs(np.diag(residual)))), np.finfo(float).tiny)
     for _ in range(len(residual)):
         scores = np.where(remaining, np.diag(residual) / noise, np.inf)
@@ -67,10 +75,11 @@ def top_down_order(covariance: np.ndarray, noise_variance: np.ndarray) -> np.nda
         placed.append(node)
         remaining[node] = False
         pivot = residual[node, node]
+        left.append(float(pivot))
         if pivot > 1e-12 * scale:
             column = residual[:, node].copy()
             residual -= np.outer(column, column) / pivot
-    return np.array(placed, dtype=np.int64)
+    return np.array(placed, dtype=np.int64), np.array(left)
 
 
 def conditional_variance(covariance: np.ndarray, k: int, given: list[int]) -> float:

@@ -170,11 +170,20 @@ def plan(settings, prepared: Prepared, config: fitting.ModelConfig, dtype) -> Pl
         rows = [{"path": with_starts(train, observed_train),
                  "refit": with_starts(prepared.Z, prepared.observed),
                  "validation": (held_out, observed_val)}] * settings.n_chains
-    per_chain = (restarts if settings.lam != "auto" else
-                 1 + training.n_lambdas + (restarts if split else
-                                           (restarts - 1) * selection.POLISHED_RADII))
-    return Plan(engine, config, rows, restarts, settings.n_chains * per_chain,
+    return Plan(engine, config, rows, restarts, n_fits(settings, restarts, split),
                 bool(settings.bootstrap))
+
+
+def n_fits(settings, restarts: int, split: bool) -> int:
+    """The fits of a whole fit (every chain's): the starts at a fixed radius, or the λ path
+    (λ = ∞ and ``n_lambdas`` radii) and then its restarts: at the chosen radius after a
+    validation ``split``, else at the ``selection.POLISHED_RADII`` best radii (all of them
+    when the path has fewer)."""
+    n_lambdas = training_options(settings).n_lambdas
+    polished = min(selection.POLISHED_RADII, n_lambdas)
+    per_chain = (restarts if settings.lam != "auto" else
+                 1 + n_lambdas + (restarts if split else (restarts - 1) * polished))
+    return settings.n_chains * per_chain
 
 
 def resample(prepared: Prepared, seed: int, chain: int) -> tuple:

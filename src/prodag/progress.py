@@ -1,10 +1,17 @@
 """A terminal progress bar (tqdm) over the fits of one ``ProDAG.fit``.
 
-Kept apart from the optimiser (``prodag.inference``), which only calls ``update`` every few
-epochs, so the numerical code does not depend on how progress is shown.
+Kept apart from the optimiser (``prodag.inference``), which only calls ``update`` between runs
+of epochs, so the numerical code does not depend on how progress is shown. A thread redraws
+the bar every ``TICK`` seconds, so its clock runs on while a long epoch computes: a large fit
+looks alive from its first seconds.
 """
 
 from __future__ import annotations
+
+import threading
+
+TICK = 1.0
+"""Seconds between two redraws of the bar's clock."""
 
 
 class Progress:
@@ -19,6 +26,14 @@ class Progress:
 
             self.bar = tqdm(total=total, desc="ProDAG", unit="fit", leave=False,
                             bar_format=self.BAR_FORMAT, dynamic_ncols=True)
+            self._closed = threading.Event()
+            self._ticker = threading.Thread(target=self._tick, name="prodag-progress",
+                                            daemon=True)
+            self._ticker.start()
+
+    def _tick(self) -> None:
+        while not self._closed.wait(TICK):
+            self.bar.refresh()
 
     BAR_FORMAT = "{desc} {n_fmt}/{total_fmt} {bar:8} {elapsed}{postfix}"
     """Short fixed parts and an 8-character bar, so the stage and the epoch fit on an
@@ -47,4 +62,6 @@ class Progress:
 
     def __exit__(self, *exc) -> None:
         if self.bar is not None:
+            self._closed.set()
+            self._ticker.join()
             self.bar.close()

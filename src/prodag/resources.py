@@ -1,9 +1,15 @@
-"""Memory a job needs against the memory the machine has: checked before the work starts, so
-that a request that cannot fit is refused with its reason instead of a ``MemoryError``
-traceback minutes in.
+"""Memory and time a job needs, estimated before the work starts: a request that cannot fit
+in memory is refused with its reason instead of a ``MemoryError`` traceback minutes in, and a
+long fit is announced with its likely duration.
 
-Estimates are upper-bound sketches in bytes from the shapes involved (each array a job keeps
-at once); ``check_memory`` compares them with the memory available now.
+Memory estimates are upper-bound sketches in bytes from the shapes involved (each array a job
+keeps at once); ``check_memory`` compares them with the memory available now. The time
+estimate (``fit_seconds``) is a cost model of the training loop: a step's cost grows with
+the samples per step ``L`` times a power of ``p`` (the projection's order search over each
+sampled ``p × p`` matrix dominates it), times the steps of a fit, times the fits. Its
+constants were fitted to timed fits of the linear SEM on one small shared machine
+(``benchmarks/studies/fit_cost.py``), so it gives the order of magnitude, not a schedule:
+faster machines take less, and early stopping can end fits sooner.
 """
 
 from __future__ import annotations
@@ -63,3 +69,38 @@ def check_memory(needed: int, what: str, advice: str) -> None:
     if available is not None and needed > available:
         raise ValueError(f"{what} needs about {format_bytes(needed)} of memory, but "
                          f"{format_bytes(available)} is available: {advice}")
+
+
+STEP_SECONDS = 3.0e-8
+"""Seconds of one training step per sampled matrix at ``p = 1`` (``a`` of
+``benchmarks/studies/fit_cost.py``): a step costs ``STEP_SECONDS · L · p^STEP_EXPONENT``."""
+STEP_EXPONENT = 2.45
+"""How a step's cost grows with ``p`` (``b`` of the same fit)."""
+SCORE_STEPS = 7.0
+"""Scoring a finished fit, and re-scoring it when the fits are pooled, in training steps."""
+TYPICAL_EPOCHS = 35
+"""Epochs a fit typically runs before it stops early (``max_epochs`` caps it)."""
+ANNOUNCED_SECONDS = 90.0
+"""Fits estimated to take longer than this are announced (``prodag fit``): over a minute
+with room for the estimate's slack, so that a default fit of a few tens of variables, which
+takes under a minute on a quiet machine, is not announced."""
+
+
+def fit_seconds(p: int, n_samples: int, n_fits: int, max_epochs: int,
+                steps_per_epoch: int) -> float:
+    """Rough seconds of a fit of ``p`` variables that runs ``n_fits`` optimisations
+    (``prodag.procedure.n_fits``: chains × fits per chain) of at most ``max_epochs`` epochs
+    of ``steps_per_epoch`` steps with ``n_samples`` sampled matrices each; each fit is also
+    scored twice (when it ends and when the fits are pooled)."""
+    step = STEP_SECONDS * n_samples * float(p) ** STEP_EXPONENT
+    epochs = min(max_epochs, TYPICAL_EPOCHS)
+    return n_fits * (epochs * steps_per_epoch + 2 * SCORE_STEPS) * step
+
+
+def format_duration(seconds: float) -> str:
+    """``about 40 minutes``, ``about 3 hours``: the rounded duration for a person."""
+    minutes = seconds / 60
+    if minutes < 90:
+        return f"about {max(1, round(minutes))} minute{'s' if round(minutes) > 1 else ''}"
+    hours = minutes / 60
+    return f"about {hours:.0f} hours" if hours < 48 else f"about {hours / 24:.0f} days"

@@ -1,36 +1,62 @@
-"""The ``prodag`` application: its commands, and the console script's entry point."""
+"""The ``prodag`` application: its commands, and the console script's entry point.
+
+The console script builds the application with only the command it is asked for
+(``main``), so a quick command such as ``prodag effects`` does not import what the others
+need (JAX, numba); ``app`` and ``prodag --help`` have every command."""
 
 from __future__ import annotations
 
+import functools
 import os
+import sys
+from importlib import import_module
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from prodag.cli.bench import bench
-from prodag.cli.demo import demo
-from prodag.cli.effects import effects
-from prodag.cli.evaluate import evaluate
-from prodag.cli.fit import fit
-from prodag.cli.simulate import simulate
-
-app = typer.Typer(
-    name="prodag",
-    help=(
-        "Bayesian structure learning of directed acyclic graphs (DAGs) with projected "
-        "variational inference (ProDAG).\n\n"
-        "Give it a CSV table (one row per observation, one column per variable): "
-        "'prodag fit data.csv --out results/' learns a posterior over DAGs and writes "
-        "edge probabilities, sampled graphs and pictures. 'prodag demo' does this on the "
-        "bundled Sachs protein-signalling data and compares with the consensus graph."
-    ),
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,  # plain help: readable on an 80-column terminal
+COMMANDS = ("fit", "demo", "simulate", "evaluate", "effects", "bench")
+"""The commands, in the order of ``prodag --help``; command ``name`` is the function ``name``
+of the module ``prodag.cli.<name>``."""
+HELP = (
+    "Bayesian structure learning of directed acyclic graphs (DAGs) with projected "
+    "variational inference (ProDAG).\n\n"
+    "Give it a CSV table (one row per observation, one column per variable): "
+    "'prodag fit data.csv --out results/' learns a posterior over DAGs and writes "
+    "edge probabilities, sampled graphs and pictures. 'prodag demo' does this on the "
+    "bundled Sachs protein-signalling data and compares with the consensus graph."
 )
-for command in (fit, demo, simulate, evaluate, effects, bench):
-    app.command()(command)
+
+
+def make_app(commands=COMMANDS) -> typer.Typer:
+    """The ``prodag`` application with the named ``commands`` (each module imported here)."""
+    application = typer.Typer(
+        name="prodag", help=HELP, no_args_is_help=True, add_completion=False,
+        rich_markup_mode=None,  # plain help: readable on an 80-column terminal
+    )
+    for name in commands:
+        application.command()(getattr(import_module(f"prodag.cli.{name}"), name))
+    application.callback()(_options)
+    return application
+
+
+@functools.cache
+def full_app() -> typer.Typer:
+    """The application with every command (``prodag.cli.app``)."""
+    return make_app()
+
+
+def __getattr__(name):
+    if name == "app":
+        return full_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def requested_commands(argv: list[str]) -> tuple[str, ...]:
+    """The commands the console script needs for the arguments ``argv`` (without the program
+    name): the one named first, else every one (``prodag --help``, a typo)."""
+    named = next((argument for argument in argv if not argument.startswith("-")), None)
+    return (named,) if named in COMMANDS else COMMANDS
 
 
 def _print_version(value: bool) -> None:
@@ -42,7 +68,6 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _options(
     version: Annotated[bool, typer.Option(
         "--version", callback=_print_version, is_eager=True,
@@ -80,4 +105,4 @@ def main() -> None:
     if directory is not None:
         os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(directory))
         os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.5")
-    app(prog_name="prodag")
+    make_app(requested_commands(sys.argv[1:]))(prog_name="prodag")

@@ -1,7 +1,13 @@
-"""``prodag effects``: total causal effects with their uncertainty, from a fitted posterior."""
+"""``prodag effects``: total causal effects with their uncertainty, from a fitted posterior.
+
+A linear fit's folder answers from its ``samples.npz`` and the metadata of its
+``posterior.npz`` alone (NumPy only: no model is built and JAX is not imported), so a
+question about one pair takes about as long as starting Python; other folders load the
+model (``ProDAG.load``) and draw from it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -10,8 +16,7 @@ import typer
 
 from prodag import effects as fx
 from prodag.cli.errors import friendly_errors
-from prodag.cli.evaluate import npz_names
-from prodag.cli.files import require_file
+from prodag.cli.files import npz_names, require_file
 from prodag.cli.results import RESULT_FILES, write_json
 from prodag.validation import DataError
 
@@ -61,17 +66,25 @@ def effects(
                         "table of every pair.")
     if not 0 < level < 1:
         raise DataError(f"--level must be a probability in (0, 1), e.g. 0.9; got {level}.")
-    folder, estimator = load_posterior(results)
-    names = list(estimator.columns_)
+    folder, path = posterior_file(results)
+    saved = saved_graphs(folder, path, n_draws, seed)
+    if saved is None:
+        from prodag import ProDAG
+
+        estimator, graphs = ProDAG.load(path), None
+        names = list(estimator.columns_)
+    else:
+        estimator, (graphs, names) = None, saved
     if cause is not None:
         cause, effect = as_variable(cause, names), as_variable(effect, names)
-        summary = pair_summary(estimator, folder, cause, effect, names, level, n_draws, seed)
+        summary = pair_summary(estimator, graphs, cause, effect, names, level, n_draws, seed)
         typer.echo(str(summary))
         if out is not None:
             write_json(out, summary.as_dict())
             typer.echo(f"Summary in {out}")
         return
-    draws, paths = all_draws(estimator, folder, n_draws, seed)
+    draws, paths = (fx.draws_and_paths(estimator, n_draws or 1000, seed) if graphs is None
+                    else (fx.linear_total_effects(graphs), fx.directed_paths(graphs)))
     table = fx.effect_table(draws, paths, names, level)
     out = out if out is not None else (folder or results.parent) / TABLE_FILE
     table.to_csv(out, index=False)
@@ -82,10 +95,9 @@ def effects(
                f"{out.with_suffix('.png')}")
 
 
-def load_posterior(path: Path):
-    """``(folder or None, ProDAG.load(posterior.npz))`` of a results folder or a file."""
-    from prodag import ProDAG
-
+def posterior_file(path: Path) -> tuple[Path | None, Path]:
+    """``(folder or None, its posterior.npz)`` of a results folder or a file, checked to be a
+    complete ``.npz`` archive."""
     folder = None
     if path.is_dir():
         folder, path = path, path / RESULT_FILES["posterior"]
@@ -94,7 +106,7 @@ def load_posterior(path: Path):
                             "folder of 'prodag fit' or its posterior.npz.")
     require_file(path)
     npz_names(path)
-    return folder, ProDAG.load(path)
+    return folder, path
 
 
 def as_variable(text: str, names: list[str]):
@@ -102,32 +114,41 @@ def as_variable(text: str, names: list[str]):
     return int(text) if text not in names and text.isdigit() else text
 
 
-def saved_graphs(estimator, folder, n_draws, seed):
-    """The weighted DAGs of the folder's samples.npz (data units) when they serve: a linear
-    fit, no other draws asked for; else None."""
-    if folder is None or n_draws is not None or seed is not None or estimator.sem != "linear":
+def saved_model(posterior: Path) -> tuple[str, list[str]] | None:
+    """``(SEM, variable names)`` from the metadata of ``posterior`` (a ``posterior.npz``),
+    or None where they cannot be read (``ProDAG.load`` then names the problem)."""
+    try:
+        with np.load(posterior, allow_pickle=False) as archive:
+            metadata = json.loads(str(archive["metadata"]))
+        sem, columns = metadata["params"]["sem"], metadata["columns"]
+    except Exception:  # any damage: the full load reports it
         return None
+    if not (isinstance(sem, str) and isinstance(columns, list) and columns
+            and all(isinstance(name, str) for name in columns)):
+        return None
+    return sem, columns
+
+
+def saved_graphs(folder, posterior: Path, n_draws, seed):
+    """``(graphs (n, p, p), variable names)``: the weighted DAGs of the folder's samples.npz
+    (data units) when they serve (a linear fit, no other draws asked for); else None."""
+    if folder is None or n_draws is not None or seed is not None:
+        return None
+    model = saved_model(posterior)
     path = folder / RESULT_FILES["samples"]
-    if not path.is_file() or not {"samples", "variables"} <= npz_names(path):
+    if model is None or model[0] != "linear" or not path.is_file() \
+            or not {"samples", "variables"} <= npz_names(path):
         return None
     with np.load(path, allow_pickle=False) as archive:
-        if [str(v) for v in archive["variables"]] != list(estimator.columns_):
+        if [str(v) for v in archive["variables"]] != model[1]:
             raise DataError(f"{path} and {RESULT_FILES['posterior']} name different "
                             "variables; give the posterior.npz alone.")
-        return np.asarray(archive["samples"], dtype=float)
+        return np.asarray(archive["samples"], dtype=float), model[1]
 
 
-def all_draws(estimator, folder, n_draws, seed):
-    """Effect draws ``(n, p, p)`` and directed paths ``(n, p, p)`` of every pair."""
-    graphs = saved_graphs(estimator, folder, n_draws, seed)
-    if graphs is not None:
-        return fx.linear_total_effects(graphs), fx.directed_paths(graphs)
-    return fx.draws_and_paths(estimator, n_draws or 1000, seed)
-
-
-def pair_summary(estimator, folder, cause, effect, names, level, n_draws, seed):
-    """The ``EffectSummary`` of one pair (from samples.npz when it serves)."""
-    graphs = saved_graphs(estimator, folder, n_draws, seed)
+def pair_summary(estimator, graphs, cause, effect, names, level, n_draws, seed):
+    """The ``EffectSummary`` of one pair: from the saved ``graphs`` when given, else drawn
+    from ``estimator``."""
     if graphs is None:
         return estimator.effect(cause, effect, n=n_draws or 1000, level=level, seed=seed)
     j = fx.variable_index(cause, names, "--cause")

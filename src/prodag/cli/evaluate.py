@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import zipfile
-import zlib
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -12,13 +10,10 @@ import typer
 
 from prodag.cli import options as o
 from prodag.cli.errors import friendly_errors
-from prodag.cli.files import read_graph, require_file
+from prodag.cli.files import npz_names, read_graph, require_file
 from prodag.cli.results import RESULT_FILES, write_json
 from prodag.cli.tables import posterior_metrics, print_metrics_table
 from prodag.validation import DataError
-
-NPZ_READ_ERRORS = (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error)
-"""What numpy raises for a file that is not a complete ``.npz`` archive."""
 
 
 @friendly_errors
@@ -73,22 +68,3 @@ def load_samples(path: Path, *, n_draws: int, seed: int | None) -> tuple[np.ndar
     return np.asarray(estimator.sample(n_draws, seed=seed)), [str(v) for v in estimator.columns_]
 
 
-def npz_names(path: Path) -> set[str]:
-    """The array names of the ``.npz`` archive ``path``, every array read once, so that a
-    file that is no complete ``.npz`` (a ``.npy``, a CSV, an empty or truncated file) is a
-    ``DataError`` here."""
-    what = f"{path} is not a samples.npz or posterior.npz written by prodag"
-    if not zipfile.is_zipfile(path):
-        with path.open("rb") as handle:
-            start = handle.read(6)
-        kind = ("it is empty" if not start else
-                "it holds a single numpy array (.npy)" if start == b"\x93NUMPY" else
-                "it is not an .npz archive, or it is truncated")
-        raise DataError(f"{what}: {kind}.")
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            for name in archive.files:
-                archive[name]
-            return set(archive.files)
-    except NPZ_READ_ERRORS as error:
-        raise DataError(f"{what}: it is damaged or truncated ({error}).") from None

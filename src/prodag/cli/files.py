@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import csv
 import warnings
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -244,3 +246,28 @@ def split_conditions(frame: pd.DataFrame, conditions: str | None):
         raise DataError(f"--conditions {conditions}: {int(labels.isna().sum())} row(s) have no "
                         "condition; give every row one.")
     return frame.drop(columns=conditions), labels.astype(str).to_list()
+
+
+NPZ_READ_ERRORS = (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error)
+"""What numpy raises for a file that is not a complete ``.npz`` archive."""
+
+
+def npz_names(path: Path) -> set[str]:
+    """The array names of the ``.npz`` archive ``path``, every array read once, so that a
+    file that is no complete ``.npz`` (a ``.npy``, a CSV, an empty or truncated file) is a
+    ``DataError`` here."""
+    what = f"{path} is not a samples.npz or posterior.npz written by prodag"
+    if not zipfile.is_zipfile(path):
+        with path.open("rb") as handle:
+            start = handle.read(6)
+        kind = ("it is empty" if not start else
+                "it holds a single numpy array (.npy)" if start == b"\x93NUMPY" else
+                "it is not an .npz archive, or it is truncated")
+        raise DataError(f"{what}: {kind}.")
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            for name in archive.files:
+                archive[name]
+            return set(archive.files)
+    except NPZ_READ_ERRORS as error:
+        raise DataError(f"{what}: it is damaged or truncated ({error}).") from None

@@ -10,7 +10,7 @@ compiled program and call back into Python (the order-search kernel of
 
 So the console script (``prodag.cli.main``) calls ``install`` first: SIGINT then only wakes
 a watcher thread (``signal.set_wakeup_fd``), which runs the registered clean-ups (removing a
-results folder that was being written, ``prodag.cli.results.results_folder``), prints one
+results folder that was being written, ``prodag.cli.folders.results_folder``), prints one
 line and ends the process with ``os._exit(130)``, which stops every thread at once without
 the interpreter's shut-down. ``critical`` holds the interrupt back while a finished results
 folder is moved into place, so a folder is replaced whole or not at all.

@@ -1,91 +1,27 @@
-"""Fitting a posterior and writing its files: what ``fit`` and ``demo`` share, and the
-results folder every command writes whole or not at all (``results_folder``)."""
+"""Fitting a posterior and writing its files: what ``fit`` and ``demo`` share. The results
+folder every command writes whole or not at all is ``prodag.cli.folders`` (``check_out`` and
+``results_folder`` are importable from here too)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import os
-import shutil
-import tempfile
 import time
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import typer
 
+from prodag.cli.folders import check_out, results_folder  # noqa: F401  (re-exported)
+
 RESULT_FILES = {"edge_probabilities": "edge_probabilities.csv", "samples": "samples.npz",
                 "posterior": "posterior.npz", "heatmap": "heatmap.png", "graph": "graph.png"}
 """The files ``write_results`` writes into a results folder."""
 
 
-def check_out(out: Path, known: Iterable[str]) -> None:
-    """Refuse, before any work, an ``--out`` that ``results_folder`` must not replace: an
-    existing file, the working folder or one above it, a folder holding files other than
-    ``known`` (the files the command writes; earlier results are replaced whole, anything
-    else would be lost with them), or a place that cannot be written."""
-    from prodag.validation import DataError
-
-    if out.exists() and not out.is_dir():
-        raise DataError(f"--out {out} is an existing file; name a folder for the results "
-                        "(it is created if missing).")
-    resolved = out.resolve()
-    if resolved == Path.cwd().resolve() or resolved in Path.cwd().resolve().parents:
-        raise DataError(f"--out {out} is the working folder or one above it; name a new "
-                        "folder for the results (it replaces the folder's content).")
-    if out.is_dir():
-        foreign = sorted(entry.name for entry in out.iterdir() if entry.name not in set(known))
-        if foreign:
-            shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more"
-                                              if len(foreign) > 5 else "")
-            raise DataError(f"--out {out} holds files that this command does not write "
-                            f"({shown}); the results replace the whole folder, so name a new "
-                            "folder, an empty one, or one with earlier results of this command.")
-    parent = next(folder for folder in resolved.parents if folder.exists())
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise DataError(f"--out {out}: cannot write into {parent} (permission denied); name "
-                        "a folder you can write to.")
-
-
-@contextlib.contextmanager
-def results_folder(out: Path, known: Iterable[str]) -> Iterator[Path]:
-    """A temporary folder beside ``out`` to write the results into; when the block ends
-    without error it replaces ``out`` (two renames that an interrupt waits for), else it is
-    removed. So ``out`` holds either the old results or the new ones, never a mix or half a
-    file (``prodag.cli.interrupts``)."""
-    from prodag.cli import interrupts
-
-    check_out(out, known)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    temporary = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    temporary.chmod(0o777 & ~umask)  # mkdtemp's 0700 would otherwise become out's
-
-    def remove() -> None:
-        shutil.rmtree(temporary, ignore_errors=True)
-
-    with interrupts.on_interrupt(remove):
-        try:
-            yield temporary
-        except BaseException:
-            remove()
-            raise
-        old = None
-        with interrupts.critical():
-            if out.exists():
-                old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-                os.replace(out, old / out.name)
-            os.replace(temporary, out)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-
-
 LARGE_P = 100
-"""Beyond this many variables ``check_settings`` announces a long fit and its memory."""
+"""Beyond this many variables ``check_settings`` announces the memory a fit needs."""
 KNOWLEDGE_OPTIONS = {"forbidden": "--forbid", "required": "--require", "tiers": "--tiers"}
 """The option that gives each kind of prior knowledge (as ``prodag.knowledge`` names it)."""
 
@@ -97,7 +33,7 @@ def check_settings(frame: pd.DataFrame, interventions=None, conditions=None, **s
     from prodag.interventions import intervention_mask
     from prodag.knowledge import Knowledge, KnowledgeError
     from prodag.parameters import network_options, rules
-    from prodag.resources import check_memory, fit_bytes, format_bytes
+    from prodag.resources import check_memory, fit_bytes
     from prodag.validation import MIN_FIT_ROWS, check_data
 
     estimator, kind = _estimator(settings)
@@ -113,17 +49,40 @@ def check_settings(frame: pd.DataFrame, interventions=None, conditions=None, **s
     if interventions is not None:
         intervention_mask(interventions, columns, len(data))
     n, p = data.shape
-    units = network_options(estimator).hidden_units
-    check_memory(fit_bytes(n, p, estimator.n_samples, estimator.sem, units),
-                 f"Fitting {p} variables with --n-samples {estimator.n_samples}",
+    needed = fit_bytes(n, p, estimator.n_samples, estimator.sem,
+                       network_options(estimator).hidden_units)
+    check_memory(needed, f"Fitting {p} variables with --n-samples {estimator.n_samples}",
                  "lower --n-samples, or fit fewer variables.")
+    announce(estimator, p, needed)
+
+
+def announce(estimator, p: int, needed: int) -> None:
+    """Print the memory of a fit of more than ``LARGE_P`` variables, and the time of one
+    estimated (``prodag.resources.fit_seconds``) to take over ``ANNOUNCED_SECONDS``, with
+    the options that shorten it."""
+    from prodag.parameters import resolved_restarts, training_options
+    from prodag.procedure import n_fits
+    from prodag.resources import (ANNOUNCED_SECONDS, TYPICAL_EPOCHS, fit_seconds, format_bytes,
+                                  format_duration)
+
     if p > LARGE_P:
-        typer.echo(f"{p} variables: a large fit. It needs about "
-                   f"{format_bytes(fit_bytes(n, p, estimator.n_samples, estimator.sem, units))}"
-                   " of memory, and each step projects "
-                   f"{estimator.n_samples} sampled {p} x {p} matrices onto DAGs, so expect a long "
-                   "run (minutes per fit or more on a CPU); the progress bar shows each stage. "
-                   "--n-samples and --max-epochs shorten it.")
+        typer.echo(f"{p} variables: a large fit; it needs about {format_bytes(needed)} of "
+                   "memory.")
+    training = training_options(estimator)
+    split = estimator.lam == "auto" and training.select_by == "validation"
+    fits = n_fits(estimator, resolved_restarts(estimator, p), split)
+    seconds = fit_seconds(p, estimator.n_samples, fits, estimator.max_epochs,
+                          training.steps_per_epoch)
+    if seconds > ANNOUNCED_SECONDS:
+        path = "" if estimator.lam != "auto" else \
+            f"--lam with a number (one radius instead of a path of {training.n_lambdas}), "
+        epochs = min(estimator.max_epochs, TYPICAL_EPOCHS)
+        typer.echo(f"This fit may take {format_duration(seconds)} (a rough estimate: {fits} "
+                   f"fits of about {epochs} epochs of {training.steps_per_epoch} steps, each "
+                   f"step projecting {estimator.n_samples} sampled {p} x {p} matrices onto "
+                   "DAGs; it depends on the machine and on when each fit stops early). "
+                   f"Shorter: {path}fewer --chains, --restarts, --n-samples or --max-epochs. "
+                   "The progress bar shows each stage.")
 
 
 def fit_posterior(frame: pd.DataFrame, interventions=None, conditions=None, **settings):
@@ -160,6 +119,8 @@ def write_results(estimator, variables: list[str], out: Path, *, threshold: floa
     from prodag import plotting
     from prodag.metrics import edge_probabilities
 
+    if len(variables) > LARGE_P:  # many large projections and pictures: say what runs
+        typer.echo(f"Drawing {n_draws} graphs from the posterior and writing the results...")
     samples = np.asarray(estimator.sample(n_draws))
     probs = edge_probabilities(samples)
     pd.DataFrame(probs, index=variables, columns=variables).to_csv(

@@ -13,7 +13,7 @@ import typer
 from prodag import simulate as simulators
 from prodag.cli import options as o
 from prodag.cli.errors import friendly_errors
-from prodag.cli.results import check_out, results_folder
+from prodag.cli.folders import check_out, results_folder
 from prodag.graph import edge_names
 from prodag.resources import check_memory, simulation_bytes
 

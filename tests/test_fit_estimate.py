@@ -1,0 +1,108 @@
+"""The time estimate of a fit (``prodag.resources.fit_seconds``, ``procedure.n_fits``) and
+its announcement by ``prodag fit``: the cost model grows as it must with the settings, the
+count of fits is the count a fit runs, and a large fit is announced in its first seconds."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from prodag import ProDAG, TrainingOptions, estimator as estimator_module
+from prodag.procedure import n_fits
+from prodag.resources import TYPICAL_EPOCHS, fit_seconds, format_duration
+
+SOURCE = Path(__file__).resolve().parents[1] / "src"
+
+
+def test_the_estimate_grows_with_p_samples_fits_and_epochs():
+    base = dict(p=50, n_samples=100, n_fits=10, max_epochs=1000, steps_per_epoch=10)
+    seconds = fit_seconds(**base)
+    assert fit_seconds(**{**base, "p": 100}) > 2 * seconds  # at least linear in p
+    assert fit_seconds(**{**base, "n_fits": 20}) == pytest.approx(2 * seconds)
+    assert fit_seconds(**{**base, "n_samples": 50}) == pytest.approx(seconds / 2)
+    assert fit_seconds(**{**base, "max_epochs": TYPICAL_EPOCHS // 2}) < seconds
+    assert fit_seconds(**{**base, "max_epochs": 10 * TYPICAL_EPOCHS}) == seconds
+
+
+def test_the_count_of_fits_doubles_with_chains_and_grows_with_the_path():
+    one = ProDAG(n_chains=1, lam=2.0)
+    assert n_fits(ProDAG(n_chains=2, lam=2.0), 3, False) == 2 * n_fits(one, 3, False) == 6
+    assert n_fits(ProDAG(n_chains=1, training=TrainingOptions(n_lambdas=10)), 3, False) > \
+        n_fits(ProDAG(n_chains=1, training=TrainingOptions(n_lambdas=5)), 3, False)
+
+
+class _Counter:
+    """A stand-in for ``prodag.progress.Progress`` counting the fits it is told about."""
+
+    made = []
+
+    def __init__(self, total, enabled=True):
+        self.total, self.done = total, 0
+        _Counter.made.append(self)
+
+    def set_total(self, total):
+        self.total = total
+
+    def stage(self, description):
+        pass
+
+    def update(self, epoch, objective):
+        pass
+
+    def fit_done(self):
+        self.done += 1
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+
+def test_the_count_of_fits_is_what_a_fit_runs(monkeypatch):
+    """The plan's count (``n_fits``, the progress bar's total) against the fits that finish,
+    along a λ path with its polished radii and two chains."""
+    monkeypatch.setattr(estimator_module, "Progress", _Counter)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    X[:, 1] += X[:, 0]
+    estimator = ProDAG(training=TrainingOptions(n_lambdas=1, n_restarts=2), n_chains=2,
+                       max_epochs=1, n_samples=2, seed=0).fit(X)
+    bar = _Counter.made[-1]
+    assert bar.done == bar.total == n_fits(estimator, 2, False)
+
+
+def test_durations_are_said_in_minutes_hours_or_days():
+    assert format_duration(30) == "about 1 minute"
+    assert format_duration(600) == "about 10 minutes"
+    assert format_duration(5 * 3600) == "about 5 hours"
+    assert format_duration(5 * 86400) == "about 5 days"
+
+
+def test_a_300_by_100_fit_is_announced_in_its_first_seconds(tmp_path):
+    """``prodag fit`` on 300 columns x 100 rows prints its time estimate before fitting; the
+    process is stopped once the line is read (the fit itself is not run)."""
+    rng = np.random.default_rng(0)
+    header = ",".join(f"v{j}" for j in range(300))
+    np.savetxt(tmp_path / "wide.csv", rng.normal(size=(100, 300)), delimiter=",",
+               header=header, comments="", fmt="%.4f")
+    env = {**os.environ, "PYTHONPATH": str(SOURCE) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    process = subprocess.Popen([sys.executable, "-m", "prodag.cli", "fit", "wide.csv", "--out",
+                                "out", "--no-progress"], cwd=tmp_path, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    began, lines = time.monotonic(), []
+    try:
+        for line in process.stdout:
+            lines.append(line)
+            if "may take" in line or "Fitting" in line:
+                break
+    finally:
+        process.kill()
+        process.wait()
+    assert any("may take about" in line for line in lines), "".join(lines)
+    assert time.monotonic() - began < 60
+    assert not (tmp_path / "out").exists()
