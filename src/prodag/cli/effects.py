@@ -186,8 +186,7 @@ def plot_effects(means: np.ndarray, p_nonzero: np.ndarray, names, min_probabilit
     p = len(names)
     shown = np.ma.masked_where((p_nonzero < min_probability) | np.eye(p, dtype=bool), means)
     limit = float(np.abs(shown).max()) if shown.count() else 1.0
-    colours = plt.get_cmap("RdBu_r").copy()
-    colours.set_bad("0.85")
+    colours = plt.get_cmap("RdBu_r").with_extremes(bad="0.85")
     fig, ax = plt.subplots(figsize=(1.6 + 0.5 * max(p, 6), 1.0 + 0.45 * max(p, 6)))
     image = ax.imshow(shown, cmap=colours, vmin=-limit, vmax=limit, interpolation="nearest")
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="posterior mean effect")
