@@ -133,8 +133,8 @@ def test_progress_comes_after_the_first_epoch_and_the_wake_ups_change_nothing(da
     results = []
     for most in (1, 5):
         engine = VariationalInference(
-            LinearSEM(), EXACT, TrainingOptions(n_samples=8, max_epochs=12, patience=100,
-                                                steps_per_epoch=2, epochs_per_call=most))
+            LinearSEM(), EXACT, OptimiserOptions(n_samples=8, max_epochs=12, patience=100,
+                                                 steps_per_epoch=2, epochs_per_call=most))
         recorder = _Recorder()
         results.append(engine.fit(engine.init_params(3, noise), prepared, 60, np.inf, noise,
                                   jax.random.PRNGKey(0), recorder))
