@@ -264,14 +264,14 @@ def test_fit_warns_about_wrong_units_only_when_the_noise_variance_is_fixed():
     from prodag.diagnostics import NoiseScaleWarning
 
     X = simulate.dataset(p=4, s=3, n=100, seed=0).X * 1e6
-    options = dict(lam=1.0, max_epochs=2, n_samples=4, progress=False)
+    options = dict(lam=1.0, max_epochs=2, n_samples=4, n_chains=1, progress=False)
     with pytest.warns(NoiseScaleWarning):
         ProDAG(noise_variance=1.0, **options).fit(X)
     with warnings.catch_warnings():
         warnings.simplefilter("error", NoiseScaleWarning)
         ProDAG(noise_variance="equal", **options).fit(X)
         ProDAG(standardize=True, noise_variance="estimate", **options).fit(X)
-        ProDAG(standardize=True, **options).fit(X)  # unit noise on unit-variance columns
+        ProDAG(standardize=True, noise_variance=1.0, **options).fit(X)  # unit noise, unit columns
 
 
 def test_equal_tables_give_equal_fits_whatever_their_memory_layout():
