@@ -6,9 +6,8 @@ Typical use::
     est.sample(1000)                     # (1000, p, p) exact DAGs
     est.edge_probabilities()             # (p, p)
 
-Preprocessing: every column is centred; with ``standardize=True`` it is also divided by its
-standard deviation. Returned weights (``sample``, ``to_networkx``) are in the units of the data
-as given (for the linear SEM a standardised weight ``w_jk`` is rescaled by ``s_k / s_j``).
+Every column is centred (``standardize=True``: also divided by its standard deviation).
+Returned weights (``sample``, ``to_networkx``) are in the data's units as given.
 
 The fit runs the named steps of ``prodag.procedure``; the settings are declared and checked in
 ``prodag.parameters``; saving and loading are in ``prodag.persistence``.
