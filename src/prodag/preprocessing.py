@@ -58,7 +58,7 @@ def quietest_variance(Z: np.ndarray, robust: bool = False) -> float:
     an upper bound on the smallest noise variance, equal to it where that column is a source.
     Fixing every noise variance there keeps a nonlinear SEM's misfit from inflating a learned
     variance (which weakens every edge), and it moves with a common unit of the data."""
-    return float(np.min(column_spread(Z - Z.mean(axis=0), robust) ** 2))
+    return float(np.min(column_spread(Z, robust) ** 2))  # spreads are shift-invariant
 
 
 class ColumnScaleWarning(UserWarning):
