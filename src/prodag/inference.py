@@ -61,6 +61,10 @@ class OptimiserOptions:
     epochs_per_call: int = 20
 
 
+SCORE_CHUNK = 10
+"""Batches of draws per run of the compiled scoring program (``negative_elbo``)."""
+
+
 class Params(NamedTuple):
     """Everything the ELBO is optimised over: ``q``'s parameters and, when the noise variance
     is learned, its logarithm ``(p,)`` (else ``None``)."""
@@ -170,15 +174,20 @@ class VariationalInference:
                                                   noise_variance), keys)
 
     def negative_elbo(self, params: Params, key: jax.Array, data: Any, n_rows: int, lam: float,
-                      noise_variance: np.ndarray, n_batches: int = 10) -> float:
+                      noise_variance: np.ndarray, n_batches: int = SCORE_CHUNK) -> float:
         """The objective (negative ELBO per row) at ``params``, averaged over ``n_batches``
         independent batches of ``n_samples`` draws: a low-noise score for comparing fits
-        (radii, restarts) on the same data."""
+        (radii, restarts) on the same data.
+
+        The batches run ``SCORE_CHUNK`` at a time (the last chunk padded with keys whose
+        values are dropped), so every ``n_batches`` shares one compiled program."""
         keys = jax.random.split(key, n_batches)
-        return float(jnp.mean(self._objectives(params, keys, data,
-                                               jnp.asarray(n_rows, _dtype(params)),
-                                               _scalar(lam, params),
-                                               jnp.asarray(noise_variance, _dtype(params)))))
+        padded = jnp.concatenate([keys, keys[:(-n_batches) % SCORE_CHUNK]])
+        args = (data, jnp.asarray(n_rows, _dtype(params)), _scalar(lam, params),
+                jnp.asarray(noise_variance, _dtype(params)))
+        values = jnp.concatenate([self._objectives(params, chunk, *args)
+                                  for chunk in jnp.split(padded, len(padded) // SCORE_CHUNK)])
+        return float(jnp.mean(values[:n_batches]))
 
     # ---- the device loop ----------------------------------------------------------------
 
