@@ -1,13 +1,29 @@
-"""Test-session settings: XLA compiles the tests' programs with its cheapest optimisation.
+"""Test-session settings for JAX, set before JAX is imported (the test modules import it).
 
-The tests' fits are tiny (a few variables, a few epochs), so their time goes into compiling
-the training loop, not running it; LLVM's expensive passes do not pay for themselves there.
-Set before JAX is imported (the test modules import it); an ``XLA_FLAGS`` of the caller's is
-kept and wins.
+* XLA compiles the tests' programs with its cheapest optimisation: the tests' fits are tiny
+  (a few variables, a few epochs), so their time goes into compiling the training loop, not
+  running it, and LLVM's expensive passes do not pay for themselves there. An ``XLA_FLAGS``
+  of the caller's is kept and wins.
+* One persistent compilation cache for the whole run: the parallel workers and the command
+  line's subprocesses each start a fresh process, and most of them compile the same small
+  fits; with a shared cache each program is compiled once per run. The folder is made by
+  the first process (the one that starts the workers) and removed when it exits; a
+  ``JAX_COMPILATION_CACHE_DIR`` of the caller's is used as it is and kept.
 """
 
+import atexit
 import os
+import shutil
+import tempfile
 
 FAST_COMPILE = "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true"
 
 os.environ["XLA_FLAGS"] = f"{FAST_COMPILE} {os.environ.get('XLA_FLAGS', '')}".strip()
+
+if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
+    _cache = tempfile.mkdtemp(prefix="prodag-tests-jax-cache-")
+    os.environ["JAX_COMPILATION_CACHE_DIR"] = _cache
+    atexit.register(shutil.rmtree, _cache, ignore_errors=True)
+# cache every program, however quick to compile: the tests' programs are all small
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")

@@ -31,7 +31,8 @@ def chain():
 def fitted(chain):
     # the ELBO has local optima (orders); restarts keep the fit with the best objective
     est = ProDAG(sem="mlp", network=NetworkOptions(hidden_units=HIDDEN_UNITS), lam=LAM,
-                 n_samples=16, noise_variance=0.1, max_epochs=80, seed=0, progress=False,
+                 n_samples=16, noise_variance=0.1, max_epochs=80, n_chains=1, seed=0,
+                 progress=False,
                  training=TrainingOptions(patience=10, n_restarts=4))
     return est.fit(chain)
 
