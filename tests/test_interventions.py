@@ -81,6 +81,7 @@ def test_the_simulator_appends_rows_under_perfect_interventions():
     assert abs(np.std(fixed.X[rows, 2]) - 1.0) < 0.05
 
 
+@pytest.mark.slow
 def test_an_intervention_orients_an_edge_the_observational_posterior_cannot():
     """Two standardised Gaussian variables: a → b and b → a fit equally well. Intervening on
     b (b set from outside, a unchanged) shows that b does not drive a."""

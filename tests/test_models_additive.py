@@ -95,6 +95,7 @@ def test_features_scale_with_the_data():
                                1e6 * np.asarray(small["cross"])[:-1], rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_a_v_shaped_edge_is_found_where_the_linear_model_sees_nothing():
     """``y = 1.5 |x| + ε``: x and y are uncorrelated, so the linear SEM's weights between them
     stay near 0, while the additive SEM turns the edge's shape to the V and its strength to
@@ -102,7 +103,7 @@ def test_a_v_shaped_edge_is_found_where_the_linear_model_sees_nothing():
     rng = np.random.default_rng(8)
     x = rng.standard_normal(400)
     X = np.column_stack([x, 1.5 * np.abs(x) + 0.5 * rng.standard_normal(400)])
-    options = dict(lam=3.0, seed=0, progress=False, max_epochs=300,
+    options = dict(lam=3.0, seed=0, progress=False, max_epochs=300, n_chains=1,
                    training=TrainingOptions(n_restarts=1))
     additive = ProDAG(sem="additive", **options).fit(X)
     strength = np.abs(additive.sample(400)).mean(axis=0)
@@ -118,7 +119,7 @@ def test_a_fit_samples_dags_and_reloads_exactly(tmp_path):
 
     data = simulate.dataset(6, 6, 80, sem="mlp", seed=3)
     fitted = ProDAG(sem="additive", lam=2.0, seed=0, progress=False, max_epochs=20,
-                    training=TrainingOptions(n_restarts=1)).fit(data.X)
+                    n_samples=8, n_chains=1, training=TrainingOptions(n_restarts=1)).fit(data.X)
     assert np.all(is_dag(fitted.sample(300) != 0))
     fitted.save(tmp_path / "additive.npz")
     loaded = ProDAG.load(tmp_path / "additive.npz")

@@ -16,6 +16,7 @@ def _without_seconds(rows):
     return [{key: value for key, value in row.items() if key != "seconds"} for row in rows]
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # Ray starts its processes
 def test_a_grid_on_a_local_ray_instance_gives_the_rows_of_a_local_run(monkeypatch):
     monkeypatch.setattr(suite, "peer_fitters", lambda *a, **k: {})

@@ -87,8 +87,9 @@ def three_node_oracle(X, lam, noise_variance=1.0, n_draws=300_000):
     return probabilities, error
 
 
-@pytest.mark.parametrize("lam, wrong", [(np.inf, {"lam": 0.3}), (0.3, {"lam": np.inf}),
-                                        (np.inf, {"noise_variance": 2.0})])
+@pytest.mark.parametrize("lam, wrong", [
+    pytest.param(np.inf, {"lam": 0.3}, marks=pytest.mark.slow), (0.3, {"lam": np.inf}),
+    pytest.param(np.inf, {"noise_variance": 2.0}, marks=pytest.mark.slow)])
 def test_two_nodes_match_quadrature(lam, wrong):
     X = _data(2)
     run = reference.sample(X, lam, tempering=TWO)
@@ -99,7 +100,8 @@ def test_two_nodes_match_quadrature(lam, wrong):
     assert abs(estimate - two_node_oracle(X, **{"lam": lam, **wrong})) > tolerance
 
 
-@pytest.mark.parametrize("lam, wrong_lam", [(np.inf, 1.0), (1.0, np.inf)])
+@pytest.mark.parametrize("lam, wrong_lam", [pytest.param(np.inf, 1.0, marks=pytest.mark.slow),
+                                            (1.0, np.inf)])
 def test_three_nodes_match_importance_sampling(lam, wrong_lam):
     X = _data(3)
     run = reference.sample(X, lam, tempering=THREE)

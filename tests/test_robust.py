@@ -42,6 +42,7 @@ def test_the_wrapped_model_keeps_its_weights_graph_and_mean():
         make_model("linear", likelihood="cauchy")
 
 
+@pytest.mark.slow
 def test_an_outlier_in_a_sink_moves_the_gaussian_posterior_but_not_the_student_t():
     """One value 10⁴ in a variable without children (column 1 of this graph): the Gaussian
     posterior changes completely, the Student-t one stays within Monte Carlo error of its fit

@@ -9,7 +9,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 from prodag import ProDAG, TrainingOptions  # noqa: E402
 from prodag.estimator import NotFittedError  # noqa: E402
 
-FAST = ProDAG(lam=2.0, max_epochs=2, n_samples=4, seed=0,
+FAST = ProDAG(lam=2.0, max_epochs=2, n_samples=4, n_chains=1, seed=0,
               training=TrainingOptions(steps_per_epoch=1, n_restarts=1),
               progress=False)
 

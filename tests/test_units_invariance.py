@@ -26,8 +26,9 @@ def data():
     return simulate.dataset(4, 4, 60, seed=3).X
 
 
-@pytest.mark.parametrize("sem, noise", [("linear", "equal"), ("additive", "equal"),
-                                        ("additive", "quietest")])
+@pytest.mark.parametrize("sem, noise", [
+    ("linear", "equal"), pytest.param("additive", "equal", marks=pytest.mark.slow),
+    ("additive", "quietest")])
 @pytest.mark.parametrize("unit, origin", [(1e-6, -3e-6), (1e6, 7e6)])
 def test_a_common_unit_and_origin_leave_the_posterior_unchanged(data, sem, noise, unit, origin):
     reference = _probabilities(data, sem=sem, noise_variance=noise)
