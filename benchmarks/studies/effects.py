@@ -21,7 +21,9 @@ standard error over datasets and writes ``benchmarks/results/effects_<sem>_p<p>_
 (rewritten after every dataset; ``--resume`` skips the datasets already in it).
 
 Run: ``python -m benchmarks.studies.effects --n 100 --seeds 10`` (linear), ``python -m
-benchmarks.studies.effects --sem mlp --p 10 --s 10 --n 1000 --seeds 10`` (additive).
+benchmarks.studies.effects --sem mlp --p 10 --s 10 --n 1000 --seeds 10`` (additive); other
+ProDAG settings with ``--option NAME=VALUE --tag NAME`` (e.g. ``--option bootstrap=True
+--option n_chains=4 --tag bootstrap_chains4``).
 """
 
 from __future__ import annotations
@@ -95,9 +97,10 @@ def score(name: str, seed: int, seconds: float, truth: np.ndarray, nonzero: np.n
 
 def prodag_row(name, seed, data, truth, nonzero, **settings) -> tuple[dict, dict]:
     from prodag import ProDAG
+    from prodag.parameters import nest
 
     start = time.perf_counter()
-    estimator = ProDAG(seed=seed, progress=False, **settings).fit(data.X)
+    estimator = ProDAG(seed=seed, progress=False, **nest(settings)).fit(data.X)
     draws = estimator.total_effects(N_DRAWS)
     row = score(name, seed, time.perf_counter() - start, truth, nonzero, draws=draws)
     return row, {key: (value if isinstance(value, (int, float, str, type(None)))
@@ -119,7 +122,8 @@ def run_one(args, seed: int) -> tuple[list[dict], dict]:
     fitted = ("additive", "linear") if args.sem == "mlp" else ("linear",)
     for sem in fitted:
         name = f"prodag {sem}" if args.sem == "mlp" else "prodag"
-        row, settings[name] = prodag_row(name, seed, data, truth, nonzero, sem=sem)
+        row, settings[name] = prodag_row(name, seed, data, truth, nonzero,
+                                         **{**parse_options(args.option), "sem": sem})
         rows.append(row)
     oracle = least_squares_weights(data.X, data.adjacency)
     rows.append(score("oracle (true graph, LS)", seed, 0.0, truth, nonzero,
@@ -133,6 +137,15 @@ def run_one(args, seed: int) -> tuple[list[dict], dict]:
         rows.append(score("DAGMA plug-in (LS)", seed, time.perf_counter() - start, truth,
                           nonzero, point=plug_in))
     return rows, settings
+
+
+def parse_options(items: list[str]) -> dict:
+    """``["NAME=VALUE", ...]`` as prodag's flat settings (``prodag.parameters.nest`` groups
+    them), values read as the synthetic runner reads them."""
+    from ..suite.synthetic import parse_value
+
+    return {name: parse_value(value)
+            for name, _, value in (item.partition("=") for item in items)}
 
 
 def summarize(rows: list[dict]) -> dict:
@@ -171,8 +184,15 @@ def main(argv=None) -> None:
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--skip-dagma", action="store_true")
     parser.add_argument("--resume", action="store_true")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a ProDAG setting other than its default, e.g. bootstrap=True "
+                             "(repeatable; the result file's name then needs --tag)")
+    parser.add_argument("--tag", default=None, help="result file suffix, e.g. bootstrap_chains4")
     args = parser.parse_args(argv)
-    out = RESULTS_DIR / f"effects_{args.sem}_p{args.p}_n{args.n}.json"
+    if args.option and not args.tag:
+        parser.error("--option needs --tag: the result file is named after the settings")
+    tag = f"_{args.tag}" if args.tag else ""
+    out = RESULTS_DIR / f"effects_{args.sem}_p{args.p}_n{args.n}{tag}.json"
     previous = json.loads(out.read_text()) if args.resume and out.exists() else {}
     rows, settings = previous.get("rows", []), previous.get("prodag_settings", {})
     done = {row["seed"] for row in rows}

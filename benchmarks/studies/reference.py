@@ -57,7 +57,7 @@ from jax import lax
 from prodag.projection import project
 
 from .. import RESULTS_DIR
-from ..suite.synthetic import _parse_value
+from ..suite.synthetic import parse_value
 MOVES = ("site", "joint", "reverse", "transpose")
 MOVE_PROBABILITIES = (0.6, 0.25, 0.1, 0.05)
 SITE_SCALES = (0.03, 0.1, 0.3, 1.0, 3.0)
@@ -472,7 +472,7 @@ def _options(pairs: list[str]) -> dict:
         name, sep, value = pair.partition("=")
         if not sep or not name:
             raise SystemExit(f"--option takes NAME=VALUE (a ProDAG parameter), got {pair!r}.")
-        options[name] = _parse_value(value)
+        options[name] = parse_value(value)
     return options
 
 

@@ -151,7 +151,7 @@ def settings_from_args(args: argparse.Namespace) -> SyntheticSettings:
     options = {}
     for item in args.option:
         name, _, value = item.partition("=")
-        options[name] = _parse_value(value)
+        options[name] = parse_value(value)
     return SyntheticSettings(
         p=args.p, s=args.s, sem=args.sem, graph=args.graph, noise=args.noise,
         exponent=args.exponent, projection=args.projection,
@@ -161,7 +161,8 @@ def settings_from_args(args: argparse.Namespace) -> SyntheticSettings:
         options=options, validation_set=not args.no_validation_set)
 
 
-def _parse_value(text: str):
+def parse_value(text: str):
+    """A command-line value as Python: an int, a float, True, False or None, else the text."""
     for cast in (int, float):
         try:
             return cast(text)
