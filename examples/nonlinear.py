@@ -12,7 +12,7 @@ import os
 from prodag import ProDAG, TrainingOptions, metrics, simulate
 
 # PRODAG_EXAMPLES_QUICK=1 (the tests) fits with tiny settings; unset, a real fit.
-QUICK = ({"lam": 2.0, "max_epochs": 10, "n_samples": 8,
+QUICK = ({"lam": 2.0, "max_epochs": 10, "n_samples": 8, "n_chains": 1,
           "training": TrainingOptions(n_restarts=1)}
          if os.environ.get("PRODAG_EXAMPLES_QUICK") else {})
 

@@ -337,8 +337,8 @@ def test_fit_takes_knowledge_files_and_marks_required_edges(tmp_path):
                                                                   index=False)
     result = invoke("fit", tmp_path / "data.csv", "--require", tmp_path / "require.csv",
                     "--forbid", tmp_path / "forbid.csv", "--tiers", tmp_path / "tiers.csv",
-                    "--lam", "2", "--max-epochs", "20", "--seed", "0", "--no-progress",
-                    "--out", tmp_path / "out")
+                    "--lam", "2", "--max-epochs", "20", "--n-samples", "8", "--chains", "1",
+                    "--seed", "0", "--no-progress", "--out", tmp_path / "out")
     assert result.exit_code == 0, result.output
     assert "c -> a" in result.output and "(required)" in result.output
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())

@@ -162,7 +162,8 @@ def _chain_frame(n=150, seed=0):
 
 
 @pytest.mark.parametrize("sem, options, within", [
-    ("linear", {"training": TrainingOptions(n_lambdas=3), "max_epochs": 30}, True),
+    ("linear", {"training": TrainingOptions(n_lambdas=3), "max_epochs": 30, "n_chains": 1},
+     True),
     ("mlp", {"lam": 4.0, "network": NetworkOptions(hidden_units=2), "max_epochs": 10,
              "n_chains": 1}, False),
 ])
