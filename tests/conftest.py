@@ -2,9 +2,9 @@
 
 * XLA compiles the tests' programs with its cheapest optimisation: the tests' fits are tiny
   (a few variables, a few epochs), so their time goes into compiling the training loop, not
-  running it, and LLVM's expensive passes do not pay for themselves there. The CPU backend's
-  fusion emitters are off and its code generation runs in one piece: a tiny fit's first
-  compilation takes about half as long. An ``XLA_FLAGS`` of the caller's is kept and wins.
+  running it, and LLVM's expensive passes do not pay for themselves there. For the same
+  reason the CPU backend's fusion emitters are off and its code generation runs in one
+  piece (docs/findings.md). An ``XLA_FLAGS`` of the caller's is kept and wins.
 * One persistent compilation cache for the whole run: the parallel workers and the command
   line's subprocesses each start a fresh process, and most of them compile the same small
   fits; with a shared cache each program is compiled once per run. The folder is made by

@@ -84,6 +84,21 @@ def test_fit_improves_the_objective_and_is_deterministic(engine, data):
     assert not np.array_equal(first.history, other.history)
 
 
+@pytest.mark.parametrize("n_batches", [3, 10, 23])
+def test_the_score_is_the_mean_objective_of_its_batches_in_any_number(engine, data, n_batches):
+    """``negative_elbo`` runs its batches in chunks of ``SCORE_CHUNK``: any number of batches
+    gives the mean of the objective at each batch's key."""
+    _, prepared = data
+    noise = np.ones(3, np.float32)
+    params = engine.init_params(3, noise)
+    key = jax.random.PRNGKey(3)
+    score = engine.negative_elbo(params, key, prepared, 60, 2.0, noise, n_batches)
+    each = [float(engine.objective(params, k, prepared, jnp.float32(60), jnp.float32(2.0),
+                                   jnp.asarray(noise)))
+            for k in jax.random.split(key, n_batches)]
+    assert score == pytest.approx(np.mean(each), rel=1e-5)
+
+
 def test_early_stopping_counts_epochs_without_improvement(data):
     """With a vanishing learning rate nothing improves after the first epoch, so the loop
     stops after exactly 1 + patience epochs; with a huge patience it runs max_epochs."""

@@ -179,10 +179,11 @@ class VariationalInference:
         independent batches of ``n_samples`` draws: a low-noise score for comparing fits
         (radii, restarts) on the same data.
 
-        The batches run ``SCORE_CHUNK`` at a time (the last chunk padded with keys whose
-        values are dropped), so every ``n_batches`` shares one compiled program."""
+        The batches run ``SCORE_CHUNK`` at a time (the last chunk padded with copies of the
+        first key, whose values are dropped), so every ``n_batches`` shares one compiled
+        program."""
         keys = jax.random.split(key, n_batches)
-        padded = jnp.concatenate([keys, keys[:(-n_batches) % SCORE_CHUNK]])
+        padded = jnp.concatenate([keys, jnp.repeat(keys[:1], (-n_batches) % SCORE_CHUNK, axis=0)])
         args = (data, jnp.asarray(n_rows, _dtype(params)), _scalar(lam, params),
                 jnp.asarray(noise_variance, _dtype(params)))
         values = jnp.concatenate([self._objectives(params, chunk, *args)
