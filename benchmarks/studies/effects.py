@@ -35,6 +35,7 @@ import time
 import numpy as np
 
 from .. import RESULTS_DIR
+from ..suite import synthetic
 
 N_DRAWS = 1000
 LEVEL = 0.9
@@ -123,7 +124,8 @@ def run_one(args, seed: int) -> tuple[list[dict], dict]:
     for sem in fitted:
         name = f"prodag {sem}" if args.sem == "mlp" else "prodag"
         row, settings[name] = prodag_row(name, seed, data, truth, nonzero,
-                                         **{**parse_options(args.option), "sem": sem})
+                                         **{**synthetic.parse_options(args.option),
+                                            "sem": sem})
         rows.append(row)
     oracle = least_squares_weights(data.X, data.adjacency)
     rows.append(score("oracle (true graph, LS)", seed, 0.0, truth, nonzero,
@@ -137,15 +139,6 @@ def run_one(args, seed: int) -> tuple[list[dict], dict]:
         rows.append(score("DAGMA plug-in (LS)", seed, time.perf_counter() - start, truth,
                           nonzero, point=plug_in))
     return rows, settings
-
-
-def parse_options(items: list[str]) -> dict:
-    """``["NAME=VALUE", ...]`` as prodag's flat settings (``prodag.parameters.nest`` groups
-    them), values read as the synthetic runner reads them."""
-    from ..suite.synthetic import parse_value
-
-    return {name: parse_value(value)
-            for name, _, value in (item.partition("=") for item in items)}
 
 
 def summarize(rows: list[dict]) -> dict:

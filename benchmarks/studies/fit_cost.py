@@ -23,6 +23,7 @@ import jax
 import numpy as np
 
 from prodag import ProDAG, fitting, procedure
+from prodag.parameters import optimiser_options
 from prodag.simulate import dataset
 
 from .. import RESULTS_DIR
@@ -37,7 +38,7 @@ def prepared_fit(p: int, n: int, n_samples: int, max_epochs: int, lam: float, se
                        seed=seed)
     prepared = procedure.preprocess(estimator, X, None, None, None)
     config, dtype = estimator._config(), estimator._dtype()
-    engine = fitting.engine(config, estimator._training_options(), 0.0, 1.0, False)
+    engine = fitting.engine(config, optimiser_options(estimator), 0.0, 1.0, False)
     start = fitting.starts(engine, prepared.Z, prepared.noise, dtype, config, True, 1)[0]
     data = engine.model.prepare_data(jax.numpy.asarray(prepared.Z, dtype), None)
     return engine, start, data, prepared

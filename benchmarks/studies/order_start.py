@@ -36,7 +36,7 @@ import numpy as np
 from prodag.metrics import METRICS
 
 from .. import RESULTS_DIR
-from ..suite.synthetic import parse_value
+from ..suite.synthetic import parse_options
 
 N_DRAWS = 1000
 DEFAULT_OPTIONS = {"standardize": True, "noise_variance": "estimate"}
@@ -104,8 +104,7 @@ def main(argv=None) -> None:
                              "default options when given)")
     parser.add_argument("--tag", default=None, help="results file suffix")
     args = parser.parse_args(argv)
-    options = ({name: parse_value(value) for name, _, value in
-                (item.partition("=") for item in args.option)} or DEFAULT_OPTIONS)
+    options = parse_options(args.option) or DEFAULT_OPTIONS
     rows = [dataset_row(seed, args, options) for seed in range(args.seeds)]
     summary = {"undirected_in_class": float(np.mean([r["undirected_in_class"] for r in rows])),
                "true_order_objective_lower": int(sum(

@@ -57,7 +57,7 @@ from jax import lax
 from prodag.projection import project
 
 from .. import RESULTS_DIR
-from ..suite.synthetic import parse_value
+from ..suite.synthetic import parse_options
 MOVES = ("site", "joint", "reverse", "transpose")
 MOVE_PROBABILITIES = (0.6, 0.25, 0.1, 0.05)
 SITE_SCALES = (0.03, 0.1, 0.3, 1.0, 3.0)
@@ -466,16 +466,6 @@ def _line(row: dict, columns=COLUMNS) -> str:
                      for c in columns)
 
 
-def _options(pairs: list[str]) -> dict:
-    options = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name:
-            raise SystemExit(f"--option takes NAME=VALUE (a ProDAG parameter), got {pair!r}.")
-        options[name] = parse_value(value)
-    return options
-
-
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--p", type=int, action="append", help="nodes (repeatable; default 5)")
@@ -494,7 +484,7 @@ def main(argv=None) -> None:
     parser.add_argument("--tag", default="", help="suffix of the result file's name")
     args = parser.parse_args(argv)
     ps = args.p or [5]
-    options = _options(args.option)
+    options = parse_options(args.option)
     tempering = Tempering(n_replicas=args.replicas, n_temperatures=args.temperatures,
                           n_steps=args.steps, burn_in=args.steps // 10)
     settings = {"n": args.n, "lam": args.lam, "options": options, "tempering": asdict(tempering),

@@ -32,7 +32,7 @@ from prodag.chains import ChainDisagreementWarning
 from prodag.metrics import METRICS
 
 from .. import RESULTS_DIR
-from ..suite.synthetic import parse_value
+from ..suite.synthetic import parse_options
 
 FIT_SEEDS = (0, 1)
 N_DRAWS = 1000
@@ -110,8 +110,7 @@ def main(argv=None) -> None:
                         help="a ProDAG parameter for every fit (repeatable)")
     parser.add_argument("--tag", default=None, help="results file suffix")
     args = parser.parse_args(argv)
-    extra = {name: parse_value(value) for name, _, value in
-             (item.partition("=") for item in args.option)}
+    extra = parse_options(args.option)
     rows = []
     for name, X, truth, options, fit_arguments in datasets(args):
         row = {"dataset": name, **compare(X, truth, {**options, **extra}, fit_arguments)}

@@ -148,10 +148,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def settings_from_args(args: argparse.Namespace) -> SyntheticSettings:
     """The setting the command line describes."""
-    options = {}
-    for item in args.option:
-        name, _, value = item.partition("=")
-        options[name] = parse_value(value)
+    options = parse_options(args.option)
     return SyntheticSettings(
         p=args.p, s=args.s, sem=args.sem, graph=args.graph, noise=args.noise,
         exponent=args.exponent, projection=args.projection,
@@ -159,6 +156,18 @@ def settings_from_args(args: argparse.Namespace) -> SyntheticSettings:
         noise_variance=(args.noise_variance if args.noise_variance in (None, "equal", "estimate")
                         else float(args.noise_variance)),
         options=options, validation_set=not args.no_validation_set)
+
+
+def parse_options(pairs: list[str]) -> dict:
+    """``--option`` pairs ``["NAME=VALUE", ...]`` as ProDAG's flat settings (grouped by
+    ``prodag.parameters.nest``), each value read by ``parse_value``."""
+    options = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise SystemExit(f"--option takes NAME=VALUE (a ProDAG parameter), got {pair!r}.")
+        options[name] = parse_value(value)
+    return options
 
 
 def parse_value(text: str):
