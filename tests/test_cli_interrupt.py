@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from prodag.cli.interrupts import EXIT_CODE, MESSAGE
+from prodag.cli.interrupts import EXIT_CODE, MESSAGE, MESSAGE_AFTER_SAVING
 
 SOURCE = Path(__file__).resolve().parents[1] / "src"
 
@@ -31,10 +31,10 @@ def run_and_interrupt(arguments, after: float, cwd: Path) -> subprocess.Complete
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
-def assert_interrupted_cleanly(result):
+def assert_interrupted_cleanly(result, message=MESSAGE):
     assert result.returncode == EXIT_CODE, (result.returncode, result.stderr[-2000:])
     assert "Traceback" not in result.stderr + result.stdout
-    assert [line for line in result.stderr.splitlines() if line.strip()] == [MESSAGE]
+    assert [line for line in result.stderr.splitlines() if line.strip()] == [message]
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +67,28 @@ def test_ctrl_c_during_fit_exits_130_with_one_line_and_keeps_the_old_results(old
     assert_interrupted_cleanly(result)
     assert sorted(p.name for p in (old_results / "out").iterdir()) == ["summary.json"]
     assert json.loads((old_results / "out" / "summary.json").read_text()) == {"old": True}
+
+
+@pytest.mark.parametrize("after", [0.0, 0.3])
+def test_ctrl_c_after_the_last_line_is_ignored(tmp_path, after):
+    """An interrupt once the results are saved (while the last lines print, or during the
+    interpreter's shut-down, when Python restores the default handler) leaves a successful
+    command successful: exit 0, not 130 with a false message or death by signal 2."""
+    env = {**os.environ, "PYTHONPATH": str(SOURCE) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    process = subprocess.Popen([sys.executable, "-m", "prodag.cli", "simulate", "--p", "4",
+                                "--edges", "3", "--n", "20", "--out", "sim"],
+                               cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    for line in process.stdout:
+        if "weights.csv" in line:  # the last line names the files written
+            break
+    time.sleep(after)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    assert (process.returncode, stderr) == (0, "")
+    assert sorted(p.name for p in (tmp_path / "sim").iterdir()) == [
+        "data.csv", "graph.csv", "weights.csv"]
 
 
 def test_ctrl_c_during_simulate_leaves_no_folder(tmp_path):
@@ -111,14 +133,15 @@ time.sleep(5)  # the interrupt ends the process here at the latest
 
 def test_ctrl_c_during_the_swap_leaves_the_new_folder_whole_and_nothing_hidden(tmp_path):
     """An interrupt between the renames waits for the whole swap, deleting the old results
-    included: exit 130, ``out`` complete and new, no ``.out.old-*`` or ``.out.partial-*``."""
+    included: exit 130 with the line that says so, ``out`` complete and new, no
+    ``.out.old-*`` or ``.out.partial-*``."""
     out = tmp_path / "out"
     out.mkdir()
     (out / "summary.json").write_text("old")
     env = {**os.environ, "PYTHONPATH": str(SOURCE) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     result = subprocess.run([sys.executable, "-c", SWAP_SCRIPT, str(out)], env=env,
                             capture_output=True, text=True, timeout=120)
-    assert_interrupted_cleanly(result)
+    assert_interrupted_cleanly(result, MESSAGE_AFTER_SAVING)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
     assert (out / "summary.json").read_text() == "new"
 

@@ -15,13 +15,17 @@ __all__ = ["app", "main"]
 
 def main() -> None:
     """The console script: Ctrl-C handling first (``interrupts.install``, before JAX and
-    numba are imported), then the application."""
+    numba are imported), then the application; once it returns, Ctrl-C is ignored through
+    the shut-down (``interrupts.finish``)."""
     from prodag.cli import interrupts
 
     interrupts.install()
-    from prodag.cli import application
+    try:
+        from prodag.cli import application
 
-    application.main()
+        application.main()
+    finally:
+        interrupts.finish()
 
 
 def __getattr__(name):

@@ -132,3 +132,4 @@ def results_folder(out: Path, known: Iterable[str]) -> Iterator[Path]:
             os.replace(temporary, out)
             if old is not None:
                 shutil.rmtree(old, ignore_errors=True)
+            interrupts.finish()

@@ -14,6 +14,12 @@ results folder that was being written, ``prodag.cli.folders.results_folder``), p
 line and ends the process with ``os._exit(130)``, which stops every thread at once without
 the interpreter's shut-down. ``critical`` holds the interrupt back while a finished results
 folder is moved into place, so a folder is replaced whole or not at all.
+
+Once the results are in place (``finish``, called by the swap and again when the command
+returns) a Ctrl-C is ignored: what is left is printing and the interpreter's shut-down, and
+during the shut-down Python restores the default handler, under which a late Ctrl-C would
+kill a command that had succeeded (exit status -2, no message). An interrupt that waited for
+the swap still stops the command, with ``MESSAGE_AFTER_SAVING``.
 """
 
 from __future__ import annotations
@@ -29,10 +35,14 @@ EXIT_CODE = 130
 """Exit status of an interrupted command (128 + SIGINT), as shells report Ctrl-C."""
 MESSAGE = "Interrupted (Ctrl-C): stopped; unfinished results were not written."
 """The one line an interrupted command prints."""
+MESSAGE_AFTER_SAVING = "Interrupted (Ctrl-C): stopped after the results were saved in full."
+"""The line instead when the interrupt came while the finished results were moved into place
+(it waited for them)."""
 
 _cleanups: list[Callable[[], None]] = []
 _critical = threading.RLock()
 _installed = False
+_finished = False
 
 
 def install() -> None:
@@ -62,8 +72,8 @@ def _watch(read_end: int) -> None:
 
 
 def stop() -> None:
-    """Run the clean-ups (newest first), print ``MESSAGE`` and end the process with
-    ``EXIT_CODE`` at once."""
+    """Run the clean-ups (newest first), print ``MESSAGE`` (``MESSAGE_AFTER_SAVING`` once
+    the results are in place) and end the process with ``EXIT_CODE`` at once."""
     with _critical:
         for cleanup in reversed(_cleanups):
             with contextlib.suppress(Exception):
@@ -71,9 +81,19 @@ def stop() -> None:
         with contextlib.suppress(Exception):
             sys.stdout.flush()
         with contextlib.suppress(Exception):
-            sys.stderr.write("\n" + MESSAGE + "\n")
+            sys.stderr.write("\n" + (MESSAGE_AFTER_SAVING if _finished else MESSAGE) + "\n")
             sys.stderr.flush()
         os._exit(EXIT_CODE)
+
+
+def finish() -> None:
+    """The command's results are in place: ignore Ctrl-C from now on, through the
+    interpreter's shut-down (Python keeps an ignored signal ignored there)."""
+    global _finished
+    with _critical:
+        _finished = True
+    if _installed and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @contextlib.contextmanager

@@ -26,6 +26,8 @@ SIMULATED_FILES = ["data.csv", "graph.csv", "weights.csv"]
 """The files of a ``prodag simulate`` folder."""
 TARGET_COLUMN = "target"
 """Column of data.csv naming each row's intervention target (empty: observational)."""
+GRAPH_NAMES = {"er": "an Erdős–Rényi", "sf": "a scale-free"}
+"""How the confirmation line names each random-graph kind."""
 
 
 @friendly_errors
@@ -86,6 +88,7 @@ def simulate(
     extra = (f" plus {rows_per_target} rows under an intervention on each of "
              f"{', '.join(variables[k] for k in data.targets)} (column '{TARGET_COLUMN}')"
              if data.interventions is not None else "")
-    typer.echo(f"Simulated n={n} rows{extra} from a {sem.value} SEM on a {graph.value} DAG "
-               f"with p={p} variables and {int(np.count_nonzero(data.adjacency))} edges ({noise.value} "
-               f"noise, seed {seed}): " + ", ".join(str(out / name) for name in written))
+    typer.echo(f"Simulated n={n} rows{extra} from a {sem.value} SEM on "
+               f"{GRAPH_NAMES[graph.value]} DAG with p={p} variables and "
+               f"{int(np.count_nonzero(data.adjacency))} edges ({noise.value} noise, seed {seed}): "
+               + ", ".join(str(out / name) for name in written))
