@@ -20,7 +20,8 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from prodag import chains, effects, fitting, mixture, parameters, persistence, procedure
+from prodag import (chains, effects, fitting, mixture, parameters, persistence, procedure,
+                    refinement)
 from prodag import interventions as interventions_module
 from prodag import validation
 from prodag.checks import check_integer, check_probability, check_seed
@@ -105,6 +106,10 @@ class ProDAG(ParameterProtocol):
         The first component, its radius and its chain's λ grid with scores (None: fixed λ).
     diagnostics_ : dict
         The chains' agreement (``prodag.chains.diagnose``).
+    refined_ : prodag.refinement.Refined or None
+        With ``TrainingOptions(refine_steps=...)``: the refined draws, which are then the
+        posterior (``sample`` takes them in a random order, with replacement beyond their
+        number), and the moves' acceptance.
     columns_, n_features_in_, knowledge_ : list of str, int, Knowledge or None
         The variables' names, their number ``p``, and the checked prior knowledge.
     history_, objective_ : ndarray, float
@@ -165,13 +170,17 @@ class ProDAG(ParameterProtocol):
                     for c in range(self.n_chains)]
             progress.stage("pooling the fits")
             posterior = procedure.pool(the_plan, runs, prepared, key, self._dtype())
-        self._store(posterior, prepared.noise, the_plan.restarts)
+            refined = procedure.refine(self, the_plan, posterior, prepared, key, self._dtype(),
+                                       progress)
+        self._store(posterior, prepared.noise, the_plan.restarts, refined)
         if not self.bootstrap:  # bagged chains differ by design: their spread is the data's
             chains.warn_disagreement(self.diagnostics_)
         return self
 
-    def _store(self, posterior: procedure.Posterior, noise: np.ndarray, restarts: int) -> None:
+    def _store(self, posterior: procedure.Posterior, noise: np.ndarray, restarts: int,
+               refined=None) -> None:
         """Set the posterior's fitted attributes (the class docstring lists them)."""
+        self.refined_ = refined
         self.components_, self.mixture_weights_ = posterior.components, posterior.weights
         self.component_lams_, self.lambda_path_ = posterior.lams, posterior.lambda_path
         self.params_, self.lam_ = self.components_[0], float(self.component_lams_[0])
@@ -208,6 +217,11 @@ class ProDAG(ParameterProtocol):
         n = check_integer("n", n, minimum=1)
         key = (jax.random.fold_in(jax.random.PRNGKey(self.seed_), SAMPLE_STREAM) if seed is None
                else jax.random.PRNGKey(check_seed(seed)))
+        if self.refined_ is not None:
+            rows = refinement.draw_rows(len(self.refined_.lams), n, key)
+            return fitting.refiner(self._config()).project_draws(
+                {name: value[rows] for name, value in self.refined_.weights_tilde.items()},
+                self.refined_.lams[rows])
         sampler = fitting.sampler(self._config())
 
         def sample(k, key, m):

@@ -24,6 +24,7 @@ from prodag.inference import FitResult, Params, Progress, OptimiserOptions, Vari
 from prodag.models import StructuralEquationModel, make_model
 from prodag.posterior import PosteriorSampler
 from prodag.projection import Projector, make_projector
+from prodag.refinement import Refiner
 from prodag.variational import VariationalParams, inverse_softplus
 
 FitAt = Callable[..., list[FitResult]]
@@ -84,6 +85,12 @@ def engine(config: ModelConfig, options: OptimiserOptions, prior_mean: float, pr
 def sampler(config: ModelConfig) -> PosteriorSampler:
     """The compiled posterior sampler of ``config`` (cached)."""
     return PosteriorSampler(config.model(), config.projector())
+
+
+@functools.lru_cache(maxsize=16)
+def refiner(config: ModelConfig) -> Refiner:
+    """The compiled Metropolis refinement of ``config`` (cached)."""
+    return Refiner(config.model(), config.projector())
 
 
 def data_start(prior: Params, means: dict[str, np.ndarray]) -> Params:

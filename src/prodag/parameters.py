@@ -63,6 +63,10 @@ class TrainingOptions:
         per data start for the linear SEM started from the data (the top-down order and the
         searched orders), 3 for the other linear and additive fits (their ELBOs have local
         optima, roughly one per order), 1 for the MLP.
+    refine_steps : int
+        Metropolis steps that move ``REFINED_DRAWS`` draws of the fitted mixture towards the
+        model's own posterior after the fit (``prodag.refinement``); the posterior is then
+        those draws. 0: none (the mixture itself). Not with ``bootstrap``.
     """
 
     patience: int = 5
@@ -74,6 +78,7 @@ class TrainingOptions:
     validation_fraction: float = VALIDATION_FRACTION
     init: str = "auto"
     n_restarts: int | None = None
+    refine_steps: int = 0
 
     def __post_init__(self):
         check_fields(self)
@@ -224,6 +229,7 @@ def rules() -> dict[str, Callable]:
         "n_lambdas": integer("n_lambdas"), "select_by": choice("select_by", CRITERIA),
         "validation_fraction": _fraction, "init": choice("init", INITS),
         "n_restarts": _optional(integer("n_restarts")),
+        "refine_steps": lambda value: check_integer("refine_steps", value, minimum=0),
         # NetworkOptions
         "hidden_units": integer("hidden_units"), "hidden_layers": integer("hidden_layers"),
         "activation": choice("activation", tuple(ACTIVATIONS)), "bias": _boolean("bias"),
@@ -249,6 +255,9 @@ def check(params: dict) -> None:
         raise ValueError("bootstrap=True fits every chain on its own resample of the rows "
                          "and chooses lam by the ELBO; use TrainingOptions(select_by='elbo') "
                          "with it.")
+    if params["bootstrap"] and training.refine_steps:
+        raise ValueError("refine_steps moves the draws towards the posterior given all rows, "
+                         "which would undo bootstrap=True's resampling; use one of them.")
     if training.init == "data" and params["sem"] == "mlp" and (
             network.activation != "relu" or network.hidden_units < 2):
         raise ValueError("init='data' starts each network as the linear start with ReLU "

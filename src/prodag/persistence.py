@@ -21,6 +21,7 @@ from prodag.inference import Params
 from prodag.knowledge import Tiers
 from prodag.parameters import GROUPS, as_dict, noise_model, resolved_restarts
 from prodag.preprocessing import learns_noise, on_common_scale
+from prodag.refinement import MOVES, Refined
 from prodag.variational import VariationalParams
 
 FORMAT_VERSION = 6
@@ -51,6 +52,15 @@ def params_to_arrays(params: Params, prefix: str = "params/") -> dict[str, np.nd
     return arrays
 
 
+def refined_to_arrays(refined: Refined) -> dict[str, np.ndarray]:
+    """A refined posterior (``prodag.refinement.Refined``) as ``arrays/refined/...`` entries."""
+    arrays = {f"arrays/refined/weights_tilde/{name}": np.asarray(value)
+              for name, value in refined.weights_tilde.items()}
+    arrays.update({f"arrays/refined/{name}": np.asarray(getattr(refined, name))
+                   for name in ("lams", "noise", "acceptance")})
+    return arrays
+
+
 def save(estimator, path) -> None:
     """Write a fitted ``estimator`` to ``path``."""
     params = estimator.get_params()
@@ -76,6 +86,8 @@ def save(estimator, path) -> None:
                     for name in FITTED_ARRAYS})
     if estimator.conditions_ is not None:
         payload["arrays/condition_means_"] = np.asarray(estimator.condition_means_)
+    if estimator.refined_ is not None:
+        payload.update(refined_to_arrays(estimator.refined_))
     payload["metadata"] = np.asarray(json.dumps(metadata))
     with open(path, "wb") as handle:
         np.savez_compressed(handle, **payload)
@@ -132,6 +144,7 @@ def load(cls, path):
                f"'activity', got {kind!r}")
     estimator.intervention_kind_ = kind
     estimator.n_restarts_ = resolved_restarts(estimator, p)
+    estimator.refined_ = _refined(arrays, estimator, p, check)
     estimator._cache = {}
     return estimator
 
@@ -270,9 +283,38 @@ def _components(arrays: dict, estimator, p: int, k: int, check: Checker) -> list
     return components
 
 
+def _refined(arrays: dict, estimator, p: int, check: Checker) -> Refined | None:
+    """The refined draws ``refined/...`` (``TrainingOptions.refine_steps > 0``), checked
+    against the SEM's weight shapes; None without refinement."""
+    from prodag.parameters import training_options
+
+    present = {name for name in arrays if name.startswith("refined/")}
+    if not training_options(estimator).refine_steps:
+        check.that(not present, "it has refined draws but refine_steps is 0")
+        return None
+    shapes = estimator._config().model().weight_shapes(p)
+    expected = ({f"refined/weights_tilde/{name}" for name in shapes}
+                | {"refined/lams", "refined/noise", "refined/acceptance"})
+    check.that(present == expected, f"a refined posterior expects the arrays "
+               f"{sorted(expected)}, but the file has {sorted(present)}")
+    lams = arrays["refined/lams"]
+    check.that(lams.ndim == 1 and lams.shape[0] >= 1 and lams.dtype.kind == "f"
+               and bool(np.all(lams > 0)), "'refined/lams' must hold one positive radius per "
+               "draw")
+    n = lams.shape[0]
+    noise = arrays["refined/noise"]
+    check.that(noise.ndim == 2 and noise.shape[0] == n and noise.shape[1] in (1, p),
+               f"'refined/noise' must have shape ({n}, 1) or ({n}, {p})")
+    weights_tilde = {name: check.array(arrays, f"refined/weights_tilde/{name}", (n, *shape))
+                     for name, shape in shapes.items()}
+    return Refined(weights_tilde, lams, check.array(arrays, "refined/noise", noise.shape,
+                                                    positive=True),
+                   check.array(arrays, "refined/acceptance", (len(MOVES),)))
+
+
 def _fitted_arrays(arrays: dict, estimator, p: int, check: Checker) -> dict[str, np.ndarray]:
     extra = (set(arrays) - set(FITTED_ARRAYS) - {"condition_means_"}
-             - {n for n in arrays if n.startswith("params/")})
+             - {n for n in arrays if n.startswith(("params/", "refined/"))})
     check.that(not extra, f"it has unexpected arrays {sorted(extra)}")
     history = arrays.get("history_", np.zeros((0, 0)))
     check.that(history.ndim == 1 and 1 <= history.shape[0] <= estimator.max_epochs,

@@ -20,6 +20,8 @@ from prodag.checks import check_positive_vector, check_seed
 from prodag.parameters import (optimiser_options, resolved_init, resolved_restarts,
                                training_options)
 from prodag import interventions as interventions_module
+from prodag import refinement, variational
+from prodag.inference import noise_variance_of
 from prodag.initialization import noise_variance_start
 from prodag.knowledge import Knowledge
 
@@ -250,3 +252,50 @@ def pool(the_plan: Plan, runs: list, prepared: Prepared, key, dtype) -> Posterio
                      np.array([fits[i][0] for i in kept]), runs[int(chain_of[kept[0]])].path,
                      best.history, float(objectives[kept[0]]),
                      chains.diagnose(probabilities, chain_elbos, prepared.columns))
+
+
+REFINED_DRAWS = 1000
+"""Draws a refined posterior keeps (``TrainingOptions.refine_steps``)."""
+REFINEMENT_STREAM = 2 ** 22
+"""``fold_in`` index of the key that draws and refines them."""
+
+
+def mixture_draws(posterior: Posterior, noise: np.ndarray, key, n: int) -> refinement.Target:
+    """``n`` unprojected draws ``ω̃`` of the pooled mixture (pytree, leading axis n, grouped
+    by component) and each draw's radius ``(n,)`` and noise variance ``(n, p | 1)``."""
+    assignment = np.asarray(jax.random.choice(jax.random.fold_in(key, 0), len(posterior.weights),
+                                              (n,), p=jnp.asarray(posterior.weights)))
+    counts = np.bincount(assignment, minlength=len(posterior.weights))
+    draws, lams, noises = [], [], []
+    for k in np.flatnonzero(counts):
+        params = jax.tree.map(jnp.asarray, posterior.components[k])
+        draws.append(variational.sample(params.q, jax.random.fold_in(key, int(k) + 1),
+                                        int(counts[k])))
+        lams.append(np.full(counts[k], posterior.lams[k]))
+        variance = np.asarray(noise_variance_of(params, jnp.asarray(noise)))
+        noises.append(np.broadcast_to(variance, (counts[k], variance.size)))
+    weights_tilde = {name: jnp.concatenate([d[name] for d in draws]) for name in draws[0]}
+    return weights_tilde, np.concatenate(lams), np.concatenate(noises)
+
+
+def refine(settings, the_plan: Plan, posterior: Posterior, prepared: Prepared, key, dtype,
+           progress) -> refinement.Refined | None:
+    """``REFINED_DRAWS`` draws of the mixture moved by ``refine_steps`` Metropolis steps
+    towards the posterior given the rows the fits were scored on (``prodag.refinement``);
+    None without refinement."""
+    steps = training_options(settings).refine_steps
+    if not steps:
+        return None
+    Z, observed, _ = the_plan.rows[0]["refit"] or the_plan.rows[0]["path"]
+    data = the_plan.engine.model.prepare_data(jnp.asarray(Z, dtype), observed)
+    key = jax.random.fold_in(key, REFINEMENT_STREAM)
+    weights_tilde, lams, noise = mixture_draws(posterior, prepared.noise, key, REFINED_DRAWS)
+    training = training_options(settings)
+    target = refinement.Target(data, jnp.asarray(lams, dtype), jnp.asarray(noise, dtype),
+                               float(training.prior_mean), float(settings.prior_std))
+
+    def on_block(done: int) -> None:
+        progress.stage(f"refining {REFINED_DRAWS} draws: step {done}/{steps}")
+
+    return fitting.refiner(the_plan.config).refine(weights_tilde, target,
+                                                   jax.random.fold_in(key, 1), steps, on_block)

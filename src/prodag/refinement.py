@@ -1,0 +1,222 @@
+"""Metropolis refinement: moving draws of the fitted mixture towards the model's own posterior.
+
+Each component of the variational posterior is a mean-field normal, narrower than the exact
+posterior within its mode: on graphs small enough to compute that posterior, a component puts
+far more of its draws on one DAG than the model does (``docs/findings.md``). Refinement starts
+``n`` draws ``ω̃`` of the fitted mixture, each with its component's radius ``λ`` and noise
+variance, and moves every one by ``n_steps`` Metropolis steps that leave the model's posterior
+at that radius invariant::
+
+    π(ω̃ | λ) ∝ N(ω̃; prior_mean, prior_std²) · p(X | ω(ω̃, λ)),
+
+with ``ω(ω̃, λ)`` the projected weights (``prodag.models.base``, steps 2-4): the target whose
+mean-field approximation the ELBO fits. The refined draws are projected like any other, so
+every one is an exact DAG. Each step makes one symmetric proposal of one kind for every draw
+(the kind drawn per step), so the acceptance ratio is the target ratio:
+
+* ``site``: one entry of ``ω̃`` moves by ``s · prior_std · z``, ``s`` from ``SITE_SCALES``;
+* ``joint``: every entry moves by ``s · prior_std · z / √D`` (``D`` entries), ``s`` from
+  ``JOINT_SCALES``;
+* ``reverse``: the edge weights of ``j → k`` and ``k → j`` trade places (an edge reversal).
+
+The noise variance stays at its fitted value, and the radius at the component's. The whole run
+is ``lax.scan`` over steps, vectorised over the draws; ``refine`` runs it in blocks of
+``STEPS_PER_CALL`` steps so that a progress bar can follow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from prodag.models.base import StructuralEquationModel, Weights
+from prodag.projection import Projector
+
+MOVES = ("site", "joint", "reverse")
+MOVE_PROBABILITIES = (0.6, 0.3, 0.1)
+SITE_SCALES = (0.03, 0.1, 0.3, 1.0)
+"""Step sizes of a one-entry move, in units of ``prior_std``."""
+JOINT_SCALES = (0.1, 0.3, 1.0)
+"""Step sizes of a move of every entry, in units of ``prior_std / √D``."""
+STEPS_PER_CALL = 100
+"""Steps per run of the compiled loop (the host updates the progress bar in between)."""
+PROJECT_BATCH = 100
+"""Draws per run of the compiled projection of refined draws."""
+
+
+class Target(NamedTuple):
+    """What fixes ``π``: the prepared data (``model.prepare_data``), each draw's radius
+    ``lams (n,)`` and noise variance ``noise (n, p)`` or ``(n, 1)``, and the prior."""
+
+    data: Any
+    lams: jax.Array
+    noise: jax.Array
+    prior_mean: float
+    prior_std: float
+
+
+class Refined(NamedTuple):
+    """Refined draws: ``weights_tilde`` (numpy pytree, leading axis n) with their radii
+    ``lams (n,)`` and noise variances ``noise (n, p | 1)``, and the accepted share of each
+    move kind ``acceptance (len(MOVES),)``."""
+
+    weights_tilde: dict[str, np.ndarray]
+    lams: np.ndarray
+    noise: np.ndarray
+    acceptance: np.ndarray
+
+
+def log_target(model: StructuralEquationModel, project: Projector, weights_tilde: Weights,
+               target: Target) -> jax.Array:
+    """``log π(ω̃ | λ)`` up to a constant, one value per draw ``(n,)``."""
+    graph_tilde = model.graph_of(weights_tilde)
+    weights = model.apply_projection(weights_tilde, graph_tilde,
+                                     project(graph_tilde, target.lams))
+
+    def one(w, noise):
+        return model.log_likelihood(jax.tree.map(lambda a: a[None], w), target.data, noise)[0]
+
+    log_likelihood = jax.vmap(one)(weights, target.noise)
+    log_prior = sum(-0.5 * jnp.sum(jnp.square((leaf - target.prior_mean) / target.prior_std)
+                                   .reshape(leaf.shape[0], -1), axis=1)
+                    for leaf in jax.tree.leaves(weights_tilde))
+    return log_prior + log_likelihood
+
+
+def _flatten(weights_tilde: Weights) -> tuple[jax.Array, Callable[[jax.Array], Weights]]:
+    """``ω̃`` as one ``(n, D)`` array and the function that restores the pytree."""
+    names = sorted(weights_tilde)
+    shapes = [weights_tilde[name].shape for name in names]
+    sizes = [int(np.prod(shape[1:])) for shape in shapes]
+    flat = jnp.concatenate([weights_tilde[name].reshape(shape[0], -1)
+                            for name, shape in zip(names, shapes)], axis=1)
+
+    def restore(vector: jax.Array) -> Weights:
+        parts = jnp.split(vector, np.cumsum(sizes)[:-1], axis=1)
+        return {name: part.reshape(shape) for name, part, shape in zip(names, parts, shapes)}
+
+    return flat, restore
+
+
+def _propose(key: jax.Array, weights_tilde: Weights, edge_weight: str,
+             prior_std: float) -> tuple[Weights, jax.Array]:
+    """One proposal of one kind for every draw, and the kind's index (a scalar)."""
+    k_move, k_entry, k_scale, k_noise = jax.random.split(key, 4)
+    flat, restore = _flatten(weights_tilde)
+    n, size = flat.shape
+    move = jax.random.choice(k_move, len(MOVES), p=jnp.asarray(MOVE_PROBABILITIES))
+
+    def site(_):
+        entry = jax.random.randint(k_entry, (n,), 0, size)
+        scale = jnp.asarray(SITE_SCALES, flat.dtype)[
+            jax.random.randint(k_scale, (n,), 0, len(SITE_SCALES))]
+        step = prior_std * scale * jax.random.normal(k_noise, (n,), flat.dtype)
+        return restore(flat.at[jnp.arange(n), entry].add(step))
+
+    def joint(_):
+        scale = jnp.asarray(JOINT_SCALES, flat.dtype)[
+            jax.random.randint(k_scale, (n,), 0, len(JOINT_SCALES))] * prior_std / np.sqrt(size)
+        return restore(flat + scale[:, None] * jax.random.normal(k_noise, flat.shape, flat.dtype))
+
+    def reverse(_):
+        edges = weights_tilde[edge_weight]  # (n, p, p, ...)
+        p = edges.shape[1]
+        pair = jax.random.randint(k_entry, (n, 2), 0, p)
+        chosen = ((jnp.arange(p)[None, :, None] == pair[:, 0, None, None])
+                  & (jnp.arange(p)[None, None, :] == pair[:, 1, None, None]))
+        chosen = (chosen | jnp.swapaxes(chosen, 1, 2)).reshape(chosen.shape
+                                                                + (1,) * (edges.ndim - 3))
+        return {**weights_tilde,
+                edge_weight: jnp.where(chosen, jnp.swapaxes(edges, 1, 2), edges)}
+
+    return lax.switch(move, (site, joint, reverse), None), move
+
+
+def _step(model, project, target: Target, carry, key):
+    weights_tilde, current, accepted = carry
+    k_propose, k_accept = jax.random.split(key)
+    proposal, move = _propose(k_propose, weights_tilde, model.edge_weight, target.prior_std)
+    value = log_target(model, project, proposal, target)
+    accept = jnp.log(jax.random.uniform(k_accept, value.shape, value.dtype)) < value - current
+    weights_tilde = jax.tree.map(
+        lambda new, old: jnp.where(accept.reshape((-1,) + (1,) * (new.ndim - 1)), new, old),
+        proposal, weights_tilde)
+    counts = accepted.at[:, move].add(jnp.stack([jnp.sum(accept), accept.size]))
+    return (weights_tilde, jnp.where(accept, value, current), counts), None
+
+
+class Refiner:
+    """The compiled refinement of one model and projection (``prodag.fitting.refiner`` caches
+    one per configuration)."""
+
+    def __init__(self, model: StructuralEquationModel, project: Projector):
+        self.model = model
+        self.project = project
+
+        def run(weights_tilde, current, counts, target, keys):
+            carry, _ = lax.scan(lambda c, k: _step(model, project, target, c, k),
+                                (weights_tilde, current, counts), keys)
+            return carry
+
+        self._run = jax.jit(run)
+        self._log_target = jax.jit(lambda w, target: log_target(model, project, w, target))
+        self._project = jax.jit(lambda w, lams: project_draws(model, project, w, lams))
+
+    def refine(self, weights_tilde: Weights, target: Target, key: jax.Array, n_steps: int,
+               on_block: Callable[[int], None] | None = None) -> Refined:
+        """Move the draws ``weights_tilde`` (pytree, leading axis n) by ``n_steps`` Metropolis
+        steps targeting ``π`` (module docstring); ``on_block(steps_done)`` after every
+        block of ``STEPS_PER_CALL`` steps."""
+        weights_tilde = jax.tree.map(jnp.asarray, weights_tilde)
+        current = self._log_target(weights_tilde, target)
+        counts = jnp.zeros((2, len(MOVES)), current.dtype)
+        done = 0
+        while done < n_steps:
+            block = min(STEPS_PER_CALL, n_steps - done)
+            keys = jax.random.split(jax.random.fold_in(key, done), block)
+            weights_tilde, current, counts = self._run(weights_tilde, current, counts, target,
+                                                       keys)
+            done += block
+            if on_block is not None:
+                on_block(done)
+        counts = np.asarray(counts)
+        return Refined(jax.tree.map(np.asarray, weights_tilde), np.asarray(target.lams),
+                       np.asarray(target.noise), counts[0] / np.maximum(counts[1], 1))
+
+    def project_draws(self, weights_tilde: dict[str, np.ndarray],
+                      lams: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """Projected weights ``ω`` (numpy pytree) and graphs ``W (n, p, p)`` of draws ``ω̃``
+        at ``lams (n,)``, in batches of ``PROJECT_BATCH`` (one compilation for every n)."""
+        n = len(lams)
+        padded = -(-n // PROJECT_BATCH) * PROJECT_BATCH
+        rows = np.minimum(np.arange(padded), n - 1)
+        batches = [self._project({name: jnp.asarray(value[rows[b:b + PROJECT_BATCH]])
+                                  for name, value in weights_tilde.items()},
+                                 jnp.asarray(lams[rows[b:b + PROJECT_BATCH]]))
+                   for b in range(0, padded, PROJECT_BATCH)]
+        weights = {name: np.concatenate([np.asarray(w[name]) for w, _ in batches])[:n]
+                   for name in batches[0][0]}
+        return weights, np.concatenate([np.asarray(g) for _, g in batches])[:n]
+
+
+def draw_rows(n_draws: int, n: int, key: jax.Array) -> np.ndarray:
+    """Which of ``n_draws`` stored draws make a sample of ``n``: a random order of all of them,
+    then (beyond ``n_draws``) draws with replacement; the first ``m`` rows for ``n ≥ m`` are
+    those for ``m``."""
+    order = np.asarray(jax.random.permutation(key, n_draws))
+    extra = np.asarray(jax.random.choice(jax.random.fold_in(key, 1), n_draws,
+                                         (max(n - n_draws, 0),)))
+    return np.concatenate([order, extra])[:n]
+
+
+def project_draws(model: StructuralEquationModel, project: Projector, weights_tilde: Weights,
+                  lams: jax.Array) -> tuple[Weights, jax.Array]:
+    """The projected weights ``ω`` and graphs ``W (n, p, p)`` of draws ``ω̃`` at ``lams (n,)``."""
+    graph_tilde = model.graph_of(weights_tilde)
+    graph = project(graph_tilde, lams.astype(graph_tilde.dtype))
+    return model.apply_projection(weights_tilde, graph_tilde, graph), graph

@@ -1,0 +1,135 @@
+"""Metropolis refinement (``prodag.refinement``, ``TrainingOptions(refine_steps=...)``).
+
+Oracle: on three nodes the model's exact edge probabilities come from importance sampling
+(``test_reference.three_node_oracle``). The fitted mixture misses them; its draws refined by
+the Metropolis steps must reach them within the Monte Carlo errors, and a wrong target (the
+other radius) must lie outside, so the comparison can fail.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from prodag import ProDAG, TrainingOptions
+from prodag.graph import is_dag
+from prodag.model_file import ModelFileError
+from prodag.models import make_model
+from prodag.projection import make_projector
+from prodag import refinement
+from test_reference import _data, three_node_oracle
+
+
+def _refined_fit(X, lam, steps, **options):
+    return ProDAG(lam=lam, noise_variance=1.0, seed=0, progress=False, n_chains=1,
+                  training=TrainingOptions(refine_steps=steps), **options).fit(X)
+
+
+@pytest.fixture(scope="module")
+def three_nodes():
+    X = _data(3)
+    return X, _refined_fit(X, 1.0, 1500)
+
+
+def test_refined_draws_reach_the_exact_posterior_on_three_nodes(three_nodes):
+    X, est = three_nodes
+    oracle, oracle_error = three_node_oracle(X, 1.0)
+    off = ~np.eye(3, dtype=bool)
+    refined = est.edge_probabilities(1000)
+    draws_error = np.sqrt(refined * (1 - refined) / 1000)
+    tolerance = 4 * np.sqrt(draws_error ** 2 + oracle_error ** 2) + 0.01
+    assert np.all(np.abs(refined - oracle)[off] < tolerance[off]), (refined, oracle)
+    wrong, _ = three_node_oracle(X, np.inf)
+    assert np.any(np.abs(refined - wrong)[off] > tolerance[off])
+    unrefined = _refined_fit(X, 1.0, 0).edge_probabilities(1000)
+    assert np.abs(unrefined - oracle)[off].mean() > 2 * np.abs(refined - oracle)[off].mean()
+
+
+def test_refined_draws_are_the_posterior_and_survive_a_round_trip(three_nodes, tmp_path):
+    _, est = three_nodes
+    assert est.refined_.weights_tilde["W"].shape == (1000, 3, 3)
+    assert np.all((est.refined_.acceptance > 0.05) & (est.refined_.acceptance < 1))
+    samples = est.sample(1500)  # beyond the 1000 stored draws: with replacement
+    assert all(is_dag(s != 0) for s in samples[:200])
+    assert np.array_equal(est.sample(300), samples[:300])
+    assert not np.array_equal(est.sample(300, seed=5), samples[:300])
+    est.save(tmp_path / "model.npz")
+    loaded = ProDAG.load(tmp_path / "model.npz")
+    assert np.array_equal(loaded.sample(1500), samples)
+    assert np.array_equal(loaded.refined_.acceptance, est.refined_.acceptance)
+
+
+def test_a_model_file_with_damaged_refined_draws_is_refused(three_nodes, tmp_path):
+    _, est = three_nodes
+    est.save(tmp_path / "model.npz")
+    with np.load(tmp_path / "model.npz") as saved:
+        arrays = dict(saved)
+    arrays["arrays/refined/lams"] = arrays["arrays/refined/lams"][:-1]
+    np.savez(tmp_path / "short.npz", **arrays)
+    with pytest.raises(ModelFileError, match="refined/noise"):
+        ProDAG.load(tmp_path / "short.npz")
+    del arrays["arrays/refined/acceptance"]
+    np.savez(tmp_path / "missing.npz", **arrays)
+    with pytest.raises(ModelFileError, match="refined posterior expects"):
+        ProDAG.load(tmp_path / "missing.npz")
+
+
+def test_refinement_keeps_forbidden_edges_out_of_every_draw():
+    X = _data(3)
+    est = ProDAG(lam=1.0, noise_variance=1.0, seed=0, progress=False, n_chains=1,
+                 forbidden=[(0, 1)], training=TrainingOptions(refine_steps=200)).fit(X)
+    assert np.all(est.sample(1000)[:, 0, 1] == 0)
+
+
+def test_refinement_runs_through_any_sem():
+    X = _data(3)
+    est = _refined_fit(X, 1.0, 100, sem="additive")
+    samples = est.sample(200)
+    assert all(is_dag(s != 0) for s in samples)
+    assert est.refined_.weights_tilde.keys() == est.components_[0].q.loc.keys()
+
+
+def test_the_reversal_move_is_an_involution_and_site_moves_touch_one_entry():
+    key = jax.random.PRNGKey(3)
+    weights = {"W": jax.random.normal(key, (50, 4, 4)), "b": jnp.ones((50, 2))}
+    moved, kind = refinement._propose(key, weights, "W", 1.0)
+    while refinement.MOVES[int(kind)] != "reverse":
+        key = jax.random.fold_in(key, 1)
+        moved, kind = refinement._propose(key, weights, "W", 1.0)
+    back, _ = refinement._propose(key, moved, "W", 1.0)
+    assert np.array_equal(back["W"], weights["W"]) and not np.array_equal(moved["W"],
+                                                                         weights["W"])
+    while refinement.MOVES[int(kind)] != "site":
+        key = jax.random.fold_in(key, 2)
+        moved, kind = refinement._propose(key, weights, "W", 1.0)
+    changed = sum(np.sum(np.asarray(moved[k]) != np.asarray(weights[k]), axis=tuple(
+        range(1, weights[k].ndim))) for k in weights)
+    assert np.all(changed <= 1) and changed.sum() > 40
+
+
+def test_the_target_is_the_prior_times_the_likelihood_of_the_projected_weights():
+    model, project = make_model("linear"), make_projector("exact")
+    X = jnp.asarray(_data(3) - _data(3).mean(axis=0))
+    W_tilde = jax.random.normal(jax.random.PRNGKey(0), (4, 3, 3))
+    lams = jnp.array([0.5, 1.0, 2.0, jnp.inf])
+    target = refinement.Target(model.prepare_data(X), lams, jnp.ones((4, 1)), 0.0, 2.0)
+    value = refinement.log_target(model, project, {"W": W_tilde}, target)
+    W = project(W_tilde, lams)
+    for i in range(4):
+        log_lik = model.log_likelihood({"W": W[i:i + 1]}, model.prepare_data(X), jnp.ones(1))
+        log_prior = -0.5 * jnp.sum((W_tilde[i] / 2.0) ** 2)
+        assert np.isclose(value[i], log_prior + log_lik[0], rtol=1e-5)
+
+
+def test_draw_rows_extend_a_shorter_request():
+    key = jax.random.PRNGKey(0)
+    long, short = refinement.draw_rows(10, 25, key), refinement.draw_rows(10, 7, key)
+    assert np.array_equal(long[:7], short)
+    assert sorted(long[:10]) == list(range(10)) and long.max() < 10
+
+
+def test_refinement_with_bootstrap_or_negative_steps_is_refused():
+    with pytest.raises(ValueError, match="bootstrap"):
+        ProDAG(bootstrap=True, training=TrainingOptions(refine_steps=10)).fit(_data(3))
+    with pytest.raises(ValueError, match="refine_steps"):
+        TrainingOptions(refine_steps=-1)
