@@ -33,6 +33,7 @@ def handmade(sem, loc, scale=(1.0, 1.0, 1.0), mean=(0.0, 0.0, 0.0), noise=(1.0, 
     est.mean_, est.scale_ = np.asarray(mean, float), np.asarray(scale, float)
     est.noise_variance_ = np.asarray(noise, float)
     est.knowledge_, est.conditions_, est.condition_means_, est._cache = None, None, None, {}
+    est.refined_ = None
     return est
 
 
