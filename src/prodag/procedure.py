@@ -260,7 +260,8 @@ REFINEMENT_STREAM = 2 ** 22
 """``fold_in`` index of the key that draws and refines them."""
 
 
-def mixture_draws(posterior: Posterior, noise: np.ndarray, key, n: int) -> refinement.Target:
+def mixture_draws(posterior: Posterior, noise: np.ndarray, key,
+                  n: int) -> tuple[dict, np.ndarray, np.ndarray]:
     """``n`` unprojected draws ``ω̃`` of the pooled mixture (pytree, leading axis n, grouped
     by component) and each draw's radius ``(n,)`` and noise variance ``(n, p | 1)``."""
     assignment = np.asarray(jax.random.choice(jax.random.fold_in(key, 0), len(posterior.weights),
@@ -283,14 +284,14 @@ def refine(settings, the_plan: Plan, posterior: Posterior, prepared: Prepared, k
     """``REFINED_DRAWS`` draws of the mixture moved by ``refine_steps`` Metropolis steps
     towards the posterior given the rows the fits were scored on (``prodag.refinement``);
     None without refinement."""
-    steps = training_options(settings).refine_steps
+    training = training_options(settings)
+    steps = training.refine_steps
     if not steps:
         return None
     Z, observed, _ = the_plan.rows[0]["refit"] or the_plan.rows[0]["path"]
     data = the_plan.engine.model.prepare_data(jnp.asarray(Z, dtype), observed)
     key = jax.random.fold_in(key, REFINEMENT_STREAM)
     weights_tilde, lams, noise = mixture_draws(posterior, prepared.noise, key, REFINED_DRAWS)
-    training = training_options(settings)
     target = refinement.Target(data, jnp.asarray(lams, dtype), jnp.asarray(noise, dtype),
                                float(training.prior_mean), float(settings.prior_std))
 
