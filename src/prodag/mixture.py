@@ -55,6 +55,11 @@ def bagged_components(objectives, chain_of, n_rows: int) -> tuple[list[int], np.
     return [int(i) for i in keep], weights[keep] / weights[keep].sum()
 
 
+def assign(weights: np.ndarray, key: jax.Array, n: int) -> np.ndarray:
+    """The component of each of ``n`` draws, ``z_i ~ Categorical(weights)``: ``(n,)`` ints."""
+    return np.asarray(jax.random.choice(key, len(weights), (n,), p=np.asarray(weights)))
+
+
 def sample_mixture(sample, components: list, weights: np.ndarray, key: jax.Array,
                    n: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """``n`` draws ``(weights pytree, graphs (n, p, p))`` of the mixture: sample ``i`` comes
@@ -63,8 +68,7 @@ def sample_mixture(sample, components: list, weights: np.ndarray, key: jax.Array
     draws with ``key`` itself."""
     if len(components) == 1:
         return sample(components[0], key, n)
-    assignment = np.asarray(jax.random.choice(jax.random.fold_in(key, ASSIGNMENT_STREAM),
-                                              len(components), (n,), p=np.asarray(weights)))
+    assignment = assign(weights, jax.random.fold_in(key, ASSIGNMENT_STREAM), n)
     draws = {k: sample(components[k], jax.random.fold_in(key, k), int(np.sum(assignment == k)))
              for k in np.unique(assignment)}
     first = next(iter(draws.values()))

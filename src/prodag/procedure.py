@@ -264,8 +264,7 @@ def mixture_draws(posterior: Posterior, noise: np.ndarray, key,
                   n: int) -> tuple[dict, np.ndarray, np.ndarray]:
     """``n`` unprojected draws ``ω̃`` of the pooled mixture (pytree, leading axis n, grouped
     by component) and each draw's radius ``(n,)`` and noise variance ``(n, p | 1)``."""
-    assignment = np.asarray(jax.random.choice(jax.random.fold_in(key, 0), len(posterior.weights),
-                                              (n,), p=jnp.asarray(posterior.weights)))
+    assignment = mixture.assign(posterior.weights, jax.random.fold_in(key, 0), n)
     counts = np.bincount(assignment, minlength=len(posterior.weights))
     draws, lams, noises = [], [], []
     for k in np.flatnonzero(counts):
