@@ -74,6 +74,7 @@ def test_a_model_file_with_damaged_refined_draws_is_refused(three_nodes, tmp_pat
         ProDAG.load(tmp_path / "missing.npz")
 
 
+@pytest.mark.slow  # two compilations of its own (additive SEM, knowledge): about 15 s
 def test_refinement_runs_through_any_sem_and_keeps_forbidden_edges_out():
     est = _refined_fit(_data(3), 1.0, 200, sem="additive", max_epochs=3, forbidden=[(0, 1)])
     samples = est.sample(1000)
