@@ -180,10 +180,11 @@ def fit_with_restarts(engine: VariationalInference, Z: np.ndarray, starts: list[
     def fit_at(lam: float, key: jax.Array, stage: str,
                restarts: Sequence[int] | None = None) -> list[FitResult]:
         results = []
-        for restart in range(len(starts)) if restarts is None else restarts:
-            if progress is not None:
-                progress.stage(stage + (f", restart {restart + 1}/{len(starts)}"
-                                        if len(starts) > 1 else ""))
+        chosen = list(range(len(starts)) if restarts is None else restarts)
+        for number, restart in enumerate(chosen, start=1):
+            if progress is not None:  # numbered among this radius's starts, if several
+                progress.stage(stage + (f", start {number}/{len(chosen)}"
+                                        if len(chosen) > 1 else ""))
             results.append(engine.fit(starts[restart], data, Z.shape[0], lam, noise,
                                       jax.random.fold_in(key, restart), progress))
         return sorted(results, key=lambda result: result.objective)
