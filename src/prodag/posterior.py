@@ -38,10 +38,15 @@ class PosteriorSampler:
         lam = jnp.asarray(lam, dtype)
         batches = [self._draw_batch(params, jax.random.fold_in(key, b), lam)
                    for b in range(-(-n // SAMPLE_BATCH_SIZE))]
-        weights = {name: np.concatenate([np.asarray(w[name]) for w, _ in batches])[:n]
-                   for name in batches[0][0]}
-        graphs = np.concatenate([np.asarray(g) for _, g in batches])[:n]
-        return weights, graphs
+        return concatenate_draws(batches, n)
+
+
+def concatenate_draws(batches: list, n: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The first ``n`` draws of batches ``[(weights pytree, graphs), ...]`` (leading axes
+    concatenated), as numpy arrays."""
+    weights = {name: np.concatenate([np.asarray(w[name]) for w, _ in batches])[:n]
+               for name in batches[0][0]}
+    return weights, np.concatenate([np.asarray(g) for _, g in batches])[:n]
 
 
 def mean_weight_given_edge(graphs: np.ndarray) -> np.ndarray:

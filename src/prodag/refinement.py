@@ -35,6 +35,7 @@ import numpy as np
 from jax import lax
 
 from prodag.models.base import StructuralEquationModel, Weights
+from prodag.posterior import concatenate_draws
 from prodag.projection import Projector
 
 MOVES = ("site", "joint", "reverse")
@@ -199,9 +200,7 @@ class Refiner:
                                   for name, value in weights_tilde.items()},
                                  jnp.asarray(lams[rows[b:b + PROJECT_BATCH]]))
                    for b in range(0, padded, PROJECT_BATCH)]
-        weights = {name: np.concatenate([np.asarray(w[name]) for w, _ in batches])[:n]
-                   for name in batches[0][0]}
-        return weights, np.concatenate([np.asarray(g) for _, g in batches])[:n]
+        return concatenate_draws(batches, n)
 
 
 def draw_rows(n_draws: int, n: int, key: jax.Array) -> np.ndarray:
