@@ -61,9 +61,10 @@ def _l1_ball(W: np.ndarray, lam: float) -> np.ndarray:
     return (np.sign(W.reshape(S, -1)) * np.maximum(v - theta[:, None], 0)).reshape(W.shape)
 
 
-def three_node_oracle(X, lam, noise_variance=1.0, n_draws=300_000):
-    """Edge probabilities ``(3, 3)`` and their standard errors by importance sampling."""
-    X = X - X.mean(axis=0)
+def three_node_oracle(X, lam, noise_variance=1.0, n_draws=300_000, centre=True):
+    """Edge probabilities ``(3, 3)`` and their standard errors by importance sampling (of the
+    rows ``X`` as given with ``centre=False``, e.g. a resample of centred rows)."""
+    X = X - X.mean(axis=0) if centre else X
     p = X.shape[1]
     W_tilde = np.random.default_rng(1).standard_normal((n_draws, p, p))
     W_tilde[:, np.arange(p), np.arange(p)] = 0

@@ -21,8 +21,9 @@ from test_reference import _data, three_node_oracle
 
 
 def _refined_fit(X, lam, steps, **options):
-    return ProDAG(lam=lam, noise_variance=1.0, seed=0, progress=False, n_chains=1,
-                  training=TrainingOptions(refine_steps=steps), **options).fit(X)
+    return ProDAG(**{"lam": lam, "noise_variance": 1.0, "seed": 0, "progress": False,
+                     "n_chains": 1, "training": TrainingOptions(refine_steps=steps), **options}
+                  ).fit(X)
 
 
 @pytest.fixture(scope="module")
@@ -122,8 +123,44 @@ def test_draw_rows_extend_a_shorter_request():
     assert sorted(long[:10]) == list(range(10)) and long.max() < 10
 
 
-def test_refinement_with_bootstrap_or_negative_steps_is_refused():
-    with pytest.raises(ValueError, match="bootstrap"):
-        ProDAG(bootstrap=True, training=TrainingOptions(refine_steps=10)).fit(_data(3))
+@pytest.mark.slow  # a compilation of its own (the resampled target): about 13 s
+def test_bagged_draws_reach_the_average_of_their_resamples_posteriors():
+    """BayesBag refined: each chain's draws target the exact posterior given its own
+    resample, so the pooled probabilities are the resamples' average (each chain an equal
+    share; the draws' split between chains adds its binomial error)."""
+    X = _data(3)
+    est = _refined_fit(X, 1.0, 1500, bootstrap=True, n_chains=2)
+    centred = X - X.mean(axis=0)
+    rows = [np.random.default_rng([est.seed_, c]).integers(0, len(X), len(X)) for c in (0, 1)]
+    (first, first_error), (second, second_error) = (
+        three_node_oracle(centred[r], 1.0, centre=False) for r in rows)
+    off = ~np.eye(3, dtype=bool)
+    refined = est.edge_probabilities(1000)
+    split_error = 0.5 * np.abs(first - second) / np.sqrt(1000)
+    tolerance = 4 * np.sqrt(refined * (1 - refined) / 1000 + split_error ** 2
+                            + (first_error ** 2 + second_error ** 2) / 4) + 0.01
+    bagged = (first + second) / 2
+    assert np.all(np.abs(refined - bagged)[off] < tolerance[off]), (refined, bagged)
+    whole, _ = three_node_oracle(X, 1.0)
+    assert np.any(np.abs(refined - whole)[off] > tolerance[off]), (refined, whole)
+
+
+def test_the_resampled_target_takes_each_draws_own_data():
+    model, project = make_model("linear"), make_projector("exact")
+    X = _data(3) - _data(3).mean(axis=0)
+    resamples = [jnp.asarray(X[rows]) for rows in ([0, 0, 1, 2, 3, 4], [5, 5, 5, 1, 2, 3])]
+    W_tilde = {"W": jax.random.normal(jax.random.PRNGKey(0), (4, 3, 3))}
+    lams, noise = jnp.array([0.5, 1.0, 2.0, jnp.inf]), jnp.ones((4, 1))
+    stacked = jax.tree.map(lambda *d: jnp.stack(d), *map(model.prepare_data, resamples))
+    chain = jnp.array([0, 1, 1, 0])
+    value = refinement.log_target(model, project, W_tilde, refinement.Target(
+        stacked, lams, noise, 0.0, 2.0, chain))
+    alone = [refinement.log_target(model, project, W_tilde, refinement.Target(
+        model.prepare_data(Z), lams, noise, 0.0, 2.0)) for Z in resamples]
+    assert np.allclose(value, np.choose(np.asarray(chain), alone), rtol=1e-6)
+    assert not np.allclose(alone[0], alone[1])
+
+
+def test_negative_refinement_steps_are_refused():
     with pytest.raises(ValueError, match="refine_steps"):
         TrainingOptions(refine_steps=-1)

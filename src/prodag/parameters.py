@@ -66,7 +66,8 @@ class TrainingOptions:
     refine_steps : int
         Metropolis steps that move ``REFINED_DRAWS`` draws of the fitted mixture towards the
         model's own posterior after the fit (``prodag.refinement``); the posterior is then
-        those draws. 0: none (the mixture itself). Not with ``bootstrap``.
+        those draws. 0: none (the mixture itself). With ``bootstrap``, each draw moves
+        towards the posterior given its own chain's resample (a refined bagged posterior).
     """
 
     patience: int = 5
@@ -255,9 +256,6 @@ def check(params: dict) -> None:
         raise ValueError("bootstrap=True fits every chain on its own resample of the rows "
                          "and chooses lam by the ELBO; use TrainingOptions(select_by='elbo') "
                          "with it.")
-    if params["bootstrap"] and training.refine_steps:
-        raise ValueError("refine_steps moves the draws towards the posterior given all rows, "
-                         "which would undo bootstrap=True's resampling; use one of them.")
     if training.init == "data" and params["sem"] == "mlp" and (
             network.activation != "relu" or network.hidden_units < 2):
         raise ValueError("init='data' starts each network as the linear start with ReLU "

@@ -61,12 +61,14 @@ class Plan(NamedTuple):
 
 
 class Posterior(NamedTuple):
-    """The pooled posterior: components (best first) with their weights and radii, the λ path
-    of the best component's chain, its history and objective, and the chains' diagnostics."""
+    """The pooled posterior: components (best first) with their weights, radii and chains,
+    the λ path of the best component's chain, its history and objective, and the chains'
+    diagnostics."""
 
     components: list
     weights: np.ndarray
     lams: np.ndarray
+    chains: np.ndarray
     lambda_path: dict | None
     history: np.ndarray
     objective: float
@@ -249,7 +251,8 @@ def pool(the_plan: Plan, runs: list, prepared: Prepared, key, dtype) -> Posterio
     chain_elbos = [-n * float(objectives[chain_of == c].min()) for c in range(len(runs))]
     best = fits[kept[0]][1]
     return Posterior([jax.tree.map(np.asarray, fits[i][1].params) for i in kept], weights,
-                     np.array([fits[i][0] for i in kept]), runs[int(chain_of[kept[0]])].path,
+                     np.array([fits[i][0] for i in kept]), np.asarray(chain_of)[kept],
+                     runs[int(chain_of[kept[0]])].path,
                      best.history, float(objectives[kept[0]]),
                      chains.diagnose(probabilities, chain_elbos, prepared.columns))
 
@@ -261,9 +264,10 @@ REFINEMENT_STREAM = 2 ** 22
 
 
 def mixture_draws(posterior: Posterior, noise: np.ndarray, key,
-                  n: int) -> tuple[dict, np.ndarray, np.ndarray]:
+                  n: int) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
     """``n`` unprojected draws ``ω̃`` of the pooled mixture (pytree, leading axis n, grouped
-    by component) and each draw's radius ``(n,)`` and noise variance ``(n, p | 1)``."""
+    by component) and each draw's radius ``(n,)``, noise variance ``(n, p | 1)`` and
+    chain ``(n,)``."""
     assignment = mixture.assign(posterior.weights, jax.random.fold_in(key, 0), n)
     counts = np.bincount(assignment, minlength=len(posterior.weights))
     draws, lams, noises = [], [], []
@@ -275,24 +279,37 @@ def mixture_draws(posterior: Posterior, noise: np.ndarray, key,
         variance = np.asarray(noise_variance_of(params, jnp.asarray(noise)))
         noises.append(np.broadcast_to(variance, (counts[k], variance.size)))
     weights_tilde = {name: jnp.concatenate([d[name] for d in draws]) for name in draws[0]}
-    return weights_tilde, np.concatenate(lams), np.concatenate(noises)
+    chain = np.repeat(posterior.chains, counts)
+    return weights_tilde, np.concatenate(lams), np.concatenate(noises), chain
 
 
 def refine(settings, the_plan: Plan, posterior: Posterior, prepared: Prepared, key, dtype,
            progress) -> refinement.Refined | None:
     """``REFINED_DRAWS`` draws of the mixture moved by ``refine_steps`` Metropolis steps
-    towards the posterior given the rows the fits were scored on (``prodag.refinement``);
-    None without refinement."""
+    towards the posterior given the rows the fits were scored on (``prodag.refinement``):
+    bagged, each draw towards the posterior given its chain's resample. None without
+    refinement."""
     training = training_options(settings)
     steps = training.refine_steps
     if not steps:
         return None
-    Z, observed, _ = the_plan.rows[0]["refit"] or the_plan.rows[0]["path"]
-    data = the_plan.engine.model.prepare_data(jnp.asarray(Z, dtype), observed)
+
+    def data_of(chain: int):
+        Z, observed, _ = the_plan.rows[chain]["refit"] or the_plan.rows[chain]["path"]
+        return the_plan.engine.model.prepare_data(jnp.asarray(Z, dtype), observed)
+
     key = jax.random.fold_in(key, REFINEMENT_STREAM)
-    weights_tilde, lams, noise = mixture_draws(posterior, prepared.noise, key, REFINED_DRAWS)
+    weights_tilde, lams, noise, chain = mixture_draws(posterior, prepared.noise, key,
+                                                      REFINED_DRAWS)
+    if the_plan.bagged:
+        resamples = [data_of(c) for c in range(len(the_plan.rows))]
+        data = jax.tree.map(lambda *parts: jnp.stack(parts), *resamples)
+        resample = jnp.asarray(chain)
+    else:
+        data, resample = data_of(0), None
     target = refinement.Target(data, jnp.asarray(lams, dtype), jnp.asarray(noise, dtype),
-                               float(training.prior_mean), float(settings.prior_std))
+                               float(training.prior_mean), float(settings.prior_std),
+                               resample)
 
     def on_block(done: int) -> None:
         progress.stage(f"refining {REFINED_DRAWS} draws: step {done}/{steps}")

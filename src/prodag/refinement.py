@@ -52,13 +52,18 @@ PROJECT_BATCH = 100
 
 class Target(NamedTuple):
     """What fixes ``π``: the prepared data (``model.prepare_data``), each draw's radius
-    ``lams (n,)`` and noise variance ``noise (n, p)`` or ``(n, 1)``, and the prior."""
+    ``lams (n,)`` and noise variance ``noise (n, p)`` or ``(n, 1)``, and the prior.
+
+    With ``resample (n,)`` (ints), ``data`` holds one prepared data set per bootstrap resample,
+    stacked on a leading axis, and draw ``i`` targets the posterior given resample
+    ``resample[i]``: a bagged posterior (BayesBag) refined component by component."""
 
     data: Any
     lams: jax.Array
     noise: jax.Array
     prior_mean: float
     prior_std: float
+    resample: jax.Array | None = None
 
 
 class Refined(NamedTuple):
@@ -79,10 +84,15 @@ def log_target(model: StructuralEquationModel, project: Projector, weights_tilde
     weights = model.apply_projection(weights_tilde, graph_tilde,
                                      project(graph_tilde, target.lams))
 
-    def one(w, noise):
-        return model.log_likelihood(jax.tree.map(lambda a: a[None], w), target.data, noise)[0]
+    def one(w, noise, data):
+        return model.log_likelihood(jax.tree.map(lambda a: a[None], w), data, noise)[0]
 
-    log_likelihood = jax.vmap(one)(weights, target.noise)
+    if target.resample is None:
+        log_likelihood = jax.vmap(one, (0, 0, None))(weights, target.noise, target.data)
+    else:
+        log_likelihood = jax.vmap(lambda w, noise, r: one(
+            w, noise, jax.tree.map(lambda a: a[r], target.data)))(weights, target.noise,
+                                                                  target.resample)
     log_prior = sum(-0.5 * jnp.sum(jnp.square((leaf - target.prior_mean) / target.prior_std)
                                    .reshape(leaf.shape[0], -1), axis=1)
                     for leaf in jax.tree.leaves(weights_tilde))
