@@ -219,7 +219,7 @@ def test_demo_scores_its_own_samples_against_both_consensus_graphs(tmp_path):
     from prodag import datasets, metrics
 
     result = invoke("demo", "--out", tmp_path, "--lam", 2, "--max-epochs", 3, "--n-samples", 4,
-                    "--chains", 2, "--no-progress")
+                    "--chains", 2, "--refine-steps", 0, "--no-progress")
     assert result.exit_code == 0, result.output
     written = json.loads((tmp_path / "metrics.json").read_text())
     assert written["chains"]["n_chains"] == 2 and "2 independent chains" in result.output
@@ -241,10 +241,28 @@ def test_demo_scores_its_own_samples_against_both_consensus_graphs(tmp_path):
         result.output
 
 
+def test_the_demo_refines_its_bagged_draws_by_default(tmp_path, monkeypatch):
+    from prodag.cli import demo as demo_command
+    from prodag.cli.results import _estimator
+
+    built = []
+
+    def build_only(frame, interventions=None, conditions=None, **settings):
+        built.append(_estimator(settings)[0])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(demo_command, "fit_posterior", build_only)
+    invoke("demo", "--out", tmp_path / "default")
+    invoke("demo", "--out", tmp_path / "none", "--refine-steps", 0)
+    assert built[0].training.refine_steps == demo_command.DEMO_REFINE_STEPS > 0
+    assert built[0].bootstrap and built[0].n_chains == demo_command.DEMO_CHAINS
+    assert built[1].training.refine_steps == 0
+
+
 def test_demo_can_treat_every_cell_as_observational_with_the_additive_sem(tmp_path):
     result = invoke("demo", "--out", tmp_path, "--lam", 2, "--max-epochs", 2, "--n-samples", 4,
                     "--no-interventions", "--no-conditions", "--sem", "additive",
-                    "--chains", 1, "--no-bootstrap", "--no-progress")
+                    "--chains", 1, "--no-bootstrap", "--refine-steps", 0, "--no-progress")
     assert result.exit_code == 0, result.output
     written = json.loads((tmp_path / "metrics.json").read_text())
     assert written["interventions"] is False and written["conditions"] is False

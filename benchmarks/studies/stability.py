@@ -67,7 +67,7 @@ def posteriors(estimator) -> dict[str, np.ndarray]:
 
 
 def compare(X, truth, options: dict, fit_arguments: dict) -> dict:
-    """Fit with both seeds; per posterior kind, ``|ΔP|`` and the mean metrics."""
+    """Fit with both seeds; per posterior kind, ``|ΔP|``, the mean metrics and each seed's."""
     from prodag import ProDAG, metrics
     from prodag.parameters import nest
 
@@ -94,6 +94,7 @@ def compare(X, truth, options: dict, fit_arguments: dict) -> dict:
         scores = [metrics.evaluate(truth, d[kind]) for d in draws]
         row[kind] = {"max_dP": float(delta.max()), "mean_dP": float(delta.mean()),
                      **{m: float(np.mean([s[m] for s in scores])) for m in METRICS},
+                     "per_seed": [{m: float(s[m]) for m in METRICS} for s in scores],
                      "ece": float(np.mean([metrics.calibration_error(truth, p)
                                            for p in probs]))}
     return row
@@ -117,8 +118,9 @@ def main(argv=None) -> None:
         rows.append(row)
         print(f"{name}: " + "; ".join(
             f"{kind} max|dP|={row[kind]['max_dP']:.3f} mean|dP|={row[kind]['mean_dP']:.4f} "
-            f"brier={row[kind]['brier']:.2f} eshd={row[kind]['eshd']:.2f}"
-            for kind in ("mixture", "best fit"))
+            f"brier={row[kind]['brier']:.2f} eshd={row[kind]['eshd']:.2f} (per seed "
+            + ", ".join(f"{s['brier']:.2f}/{s['eshd']:.2f}" for s in row[kind]["per_seed"])
+            + ")" for kind in ("mixture", "best fit"))
             + f"; components {[len(f['weights']) for f in row['fits']]}"
             + f"; chains max|dP| {[round(f['chain_max_dP'], 2) for f in row['fits']]}"
             + f"; {np.mean([f['seconds'] for f in row['fits']]):.1f} s per fit", flush=True)

@@ -18,6 +18,10 @@ from prodag.cli.tables import (echo_chains, posterior_metrics, print_edges,
 DEMO_CHAINS = 6
 """Bagged chains of the demo: the linear model misfits the cells, and bagging spreads the
 posterior over the optima of the resamples instead of one seed's optimum."""
+DEMO_REFINE_STEPS = 2000
+"""Metropolis steps that move the demo's draws towards each resample's own posterior
+(``prodag.refinement``): on these cells they lower the Brier score and raise AUROC
+(``docs/findings.md``, 2026-11-25, eighth session)."""
 PAPER_SACHS_ROW = {"brier": 16.0, "eshd": 18.0, "ef1": 24.0, "auroc": 60.0}
 """ProDAG's row of Table 2 of the paper (Sachs data, 18-edge consensus graph)."""
 
@@ -62,6 +66,9 @@ def demo(
         help="Bag the chains (BayesBag): every chain fits a bootstrap resample of the cells and "
              "the chains share the posterior equally, so no single optimum of the misfitting "
              "linear model takes all the mass.")] = True,
+    refine_steps: Annotated[int, typer.Option(
+        min=0, help="Metropolis steps that move the posterior's draws towards the model's own "
+                    "posterior given each chain's resample (0: none).")] = DEMO_REFINE_STEPS,
     progress: o.ProgressOption = o.API["progress"],
 ):
     """Fit the bundled Sachs flow-cytometry data and compare with the consensus graphs.
@@ -99,7 +106,7 @@ def demo(
         frame, targets, labels, sem=sem.value, lam=o.parse_lam(lam), n_samples=n_samples,
         max_epochs=max_epochs, seed=seed, standardize=True, prune=prune,
         intervention_kind="activity" if conditions else "do", n_chains=chains,
-        bootstrap=bootstrap, progress=progress)
+        bootstrap=bootstrap, refine_steps=refine_steps, progress=progress)
     with results_folder(out, DEMO_FILES) as folder:
         results = write_results(estimator, variables, folder, threshold=threshold,
                                 n_draws=o.N_DRAWS, truth=sachs.graph,
