@@ -222,6 +222,13 @@ def run_chain(settings, the_plan: Plan, chain: int, noise, key, progress) -> cha
     return chains.Chain(fits, chosen.path)
 
 
+def scored_data(the_plan: Plan, chain: int, dtype):
+    """The prepared data (``model.prepare_data``) of the rows chain ``chain``'s fits are
+    scored on: all rows after a validation split, else the rows its λ path fitted."""
+    Z, observed, _ = the_plan.rows[chain]["refit"] or the_plan.rows[chain]["path"]
+    return the_plan.engine.model.prepare_data(jnp.asarray(Z, dtype), observed)
+
+
 def pool(the_plan: Plan, runs: list, prepared: Prepared, key, dtype) -> Posterior:
     """Pool the chains' fits: every contender re-scored with common random numbers and
     weighted by its evidence (``prodag.mixture``); the chains compared (``prodag.chains``)."""
@@ -232,8 +239,7 @@ def pool(the_plan: Plan, runs: list, prepared: Prepared, key, dtype) -> Posterio
     # bagged chains are scored on the rows each fitted; the others share one set of rows
     groups = np.unique(chain_of) if the_plan.bagged else [int(chain_of[0])]
     for chain in groups:
-        Z, observed, _ = the_plan.rows[chain]["refit"] or the_plan.rows[chain]["path"]
-        data = the_plan.engine.model.prepare_data(jnp.asarray(Z, dtype), observed)
+        data = scored_data(the_plan, chain, dtype)
         members = (np.flatnonzero(chain_of == chain) if the_plan.bagged
                    else np.arange(len(fits)))
         objectives[members] = chains.rescore(the_plan.engine, [fits[i] for i in members],
@@ -293,20 +299,15 @@ def refine(settings, the_plan: Plan, posterior: Posterior, prepared: Prepared, k
     steps = training.refine_steps
     if not steps:
         return None
-
-    def data_of(chain: int):
-        Z, observed, _ = the_plan.rows[chain]["refit"] or the_plan.rows[chain]["path"]
-        return the_plan.engine.model.prepare_data(jnp.asarray(Z, dtype), observed)
-
     key = jax.random.fold_in(key, REFINEMENT_STREAM)
     weights_tilde, lams, noise, chain = mixture_draws(posterior, prepared.noise, key,
                                                       REFINED_DRAWS)
     if the_plan.bagged:
-        resamples = [data_of(c) for c in range(len(the_plan.rows))]
+        resamples = [scored_data(the_plan, c, dtype) for c in range(len(the_plan.rows))]
         data = jax.tree.map(lambda *parts: jnp.stack(parts), *resamples)
         resample = jnp.asarray(chain)
     else:
-        data, resample = data_of(0), None
+        data, resample = scored_data(the_plan, 0, dtype), None
     target = refinement.Target(data, jnp.asarray(lams, dtype), jnp.asarray(noise, dtype),
                                float(training.prior_mean), float(settings.prior_std),
                                resample)
