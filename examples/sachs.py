@@ -22,9 +22,9 @@ QUICK = ({"lam": 2.0, "max_epochs": 10, "n_samples": 8, "n_chains": 1,
 sachs = datasets.load_sachs()
 cells = np.log(sachs.data[sachs.variables])        # (7466, 11); raw values span 10^4
 
-# The demo's fit: six chains, each on its own bootstrap resample of the cells (BayesBag), and
+# The demo's fit: 18 chains, each on its own bootstrap resample of the cells (BayesBag), and
 # 2000 Metropolis steps that move the draws towards each resample's own posterior.
-DEMO = {"bootstrap": True, "n_chains": 6, "training": TrainingOptions(refine_steps=2000)}
+DEMO = {"bootstrap": True, "n_chains": 18, "training": TrainingOptions(refine_steps=2000)}
 estimator = ProDAG(standardize=True, prune=0.1, seed=0, progress=False, **{**DEMO, **QUICK})
 estimator.fit(cells, interventions=sachs.interventions, conditions=sachs.conditions,
               intervention_kind="activity")

@@ -472,3 +472,34 @@ def test_the_console_script_builds_only_the_command_it_is_asked_for():
     assert requested_commands(["fitt", "data.csv"]) == COMMANDS  # typer names the typo
     lean = CliRunner().invoke(make_app(("simulate",)), ["simulate", "--help"])
     assert lean.exit_code == 0 and "Usage: prodag simulate" in lean.output
+
+
+def test_refine_steps_reach_the_estimator(tmp_path, monkeypatch):
+    from prodag.cli import fit as fit_command
+    from prodag.cli.results import _estimator
+
+    built = []
+
+    def build_only(frame, interventions=None, conditions=None, **settings):
+        built.append(_estimator(settings)[0])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fit_command, "fit_posterior", build_only)
+    pd.DataFrame(np.random.default_rng(0).normal(size=(20, 3)), columns=list("abc")).to_csv(
+        tmp_path / "data.csv", index=False)
+    invoke("fit", tmp_path / "data.csv", "--out", tmp_path / "out", "--refine-steps", 300,
+           "--bootstrap", "--no-progress")
+    assert built[0].training.refine_steps == 300 and built[0].bootstrap
+    assert_one_line_error(invoke("fit", tmp_path / "data.csv", "--refine-steps", -1),
+                          "refine-steps")
+
+
+def test_a_long_mixture_prints_its_largest_weights_and_sums_the_rest():
+    from types import SimpleNamespace
+
+    from prodag.cli.results import SHOWN_WEIGHTS, describe_mixture
+
+    weights = np.r_[np.full(SHOWN_WEIGHTS, 0.1), np.full(4, 0.05)]
+    line = describe_mixture(SimpleNamespace(mixture_weights_=weights, n_restarts_=3))
+    assert line.count("0.10") == SHOWN_WEIGHTS and "0.05" not in line
+    assert f"mixes {SHOWN_WEIGHTS + 4} fits" in line and "and 4 more of 0.20 in all" in line

@@ -232,21 +232,3 @@ def test_results_folder_replaces_a_folder_whole_or_leaves_it(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["summary.json"]
     assert (out / "summary.json").read_text() == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
-
-
-def test_refine_steps_reach_the_estimator(tmp_path, monkeypatch):
-    from prodag.cli.results import _estimator
-
-    built = []
-
-    def build_only(frame, interventions=None, conditions=None, **settings):
-        built.append(_estimator(settings)[0])
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(fit_command, "fit_posterior", build_only)
-    frame(n=20).to_csv(tmp_path / "data.csv", index=False)
-    invoke("fit", tmp_path / "data.csv", "--out", tmp_path / "out", "--refine-steps", 300,
-           "--bootstrap", "--no-progress")
-    assert built[0].training.refine_steps == 300 and built[0].bootstrap
-    assert_one_line_error(invoke("fit", tmp_path / "data.csv", "--refine-steps", -1),
-                          "refine-steps")

@@ -166,14 +166,22 @@ def write_json(path: Path, content: dict) -> None:
     path.write_text(json.dumps(content, indent=2, default=_json_default) + "\n")
 
 
+SHOWN_WEIGHTS = 8
+"""Mixture weights printed after a fit (the largest; the rest are summed)."""
+
+
 def describe_mixture(estimator) -> str:
     """One sentence on the posterior's components (``prodag.mixture``)."""
     weights = estimator.mixture_weights_
     if len(weights) == 1:
         return "The posterior is one variational fit (the other starts scored far worse)." \
             if estimator.n_restarts_ > 1 else "The posterior is one variational fit."
+    shown = [f"{w:.2f}" for w in weights[:SHOWN_WEIGHTS]]
+    rest = weights[SHOWN_WEIGHTS:]
+    if len(rest):
+        shown.append(f"and {len(rest)} more of {rest.sum():.2f} in all")
     return (f"The posterior mixes {len(weights)} fits from different starts, weighted by "
-            f"their evidence: {', '.join(f'{w:.2f}' for w in weights)}.")
+            f"their evidence: {', '.join(shown)}.")
 
 
 def echo_done(seconds: float, estimator, out: Path, files) -> None:
