@@ -241,8 +241,9 @@ def test_demo_scores_its_own_samples_against_both_consensus_graphs(tmp_path):
         result.output
 
 
-def test_the_demo_refines_its_bagged_draws_by_default(tmp_path, monkeypatch):
-    from prodag.cli import demo as demo_command
+def built_estimators(monkeypatch, command) -> list:
+    """The estimators that ``command`` (a CLI module) builds, collected instead of fitted:
+    its ``fit_posterior`` builds the estimator and stops the command."""
     from prodag.cli.results import _estimator
 
     built = []
@@ -251,7 +252,14 @@ def test_the_demo_refines_its_bagged_draws_by_default(tmp_path, monkeypatch):
         built.append(_estimator(settings)[0])
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(demo_command, "fit_posterior", build_only)
+    monkeypatch.setattr(command, "fit_posterior", build_only)
+    return built
+
+
+def test_the_demo_refines_its_bagged_draws_by_default(tmp_path, monkeypatch):
+    from prodag.cli import demo as demo_command
+
+    built = built_estimators(monkeypatch, demo_command)
     invoke("demo", "--out", tmp_path / "default")
     invoke("demo", "--out", tmp_path / "none", "--refine-steps", 0)
     assert built[0].training.refine_steps == demo_command.DEMO_REFINE_STEPS > 0
@@ -476,15 +484,8 @@ def test_the_console_script_builds_only_the_command_it_is_asked_for():
 
 def test_refine_steps_reach_the_estimator(tmp_path, monkeypatch):
     from prodag.cli import fit as fit_command
-    from prodag.cli.results import _estimator
 
-    built = []
-
-    def build_only(frame, interventions=None, conditions=None, **settings):
-        built.append(_estimator(settings)[0])
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(fit_command, "fit_posterior", build_only)
+    built = built_estimators(monkeypatch, fit_command)
     pd.DataFrame(np.random.default_rng(0).normal(size=(20, 3)), columns=list("abc")).to_csv(
         tmp_path / "data.csv", index=False)
     invoke("fit", tmp_path / "data.csv", "--out", tmp_path / "out", "--refine-steps", 300,
