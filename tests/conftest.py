@@ -1,6 +1,6 @@
 """Test-session settings for JAX, set before JAX is imported (the test modules import it).
 
-* XLA compiles the tests' programs with its cheapest optimisation: the tests' fits are tiny
+* On the CPU backend, XLA compiles the tests' programs with its cheapest optimisation: the tests' fits are tiny
   (a few variables, a few epochs), so their time goes into compiling the training loop, not
   running it, and LLVM's expensive passes do not pay for themselves there. For the same
   reason the CPU backend's fusion emitters are off and its code generation runs in one
@@ -20,7 +20,24 @@ import tempfile
 FAST_COMPILE = ("--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true "
                 "--xla_cpu_use_fusion_emitters=false --xla_cpu_parallel_codegen_split_count=1")
 
-os.environ["XLA_FLAGS"] = f"{FAST_COMPILE} {os.environ.get('XLA_FLAGS', '')}".strip()
+
+
+def _runs_on_cpu() -> bool:
+    """Whether JAX will run on the CPU: ``JAX_PLATFORMS`` says so, or no GPU and no CUDA
+    plugin is present (asked without starting JAX, whose flags must be set first)."""
+    import glob
+    from importlib.util import find_spec
+
+    platforms = os.environ.get("JAX_PLATFORMS", "")
+    if platforms:
+        return platforms.split(",")[0].strip() == "cpu"
+    plugin = any(find_spec(name) is not None
+                 for name in ("jax_cuda12_plugin", "jax_cuda13_plugin", "jax_rocm60_plugin"))
+    return not (plugin and glob.glob("/dev/nvidia[0-9]*"))
+
+
+if _runs_on_cpu():  # the flags are the CPU backend's; elsewhere they are not needed
+    os.environ["XLA_FLAGS"] = f"{FAST_COMPILE} {os.environ.get('XLA_FLAGS', '')}".strip()
 
 if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
     _cache = tempfile.mkdtemp(prefix="prodag-tests-jax-cache-")

@@ -136,7 +136,7 @@ class _Recorder:
     def update(self, epoch, objective):
         self.epochs.append(epoch)
 
-    def fit_done(self):
+    def fit_done(self, count=1):
         pass
 
 
@@ -167,3 +167,62 @@ def test_wake_ups_are_sized_to_about_a_second():
     assert epochs_per_call(SECONDS_PER_CALL / 100, 1, 20) == 20  # fast ones: the most
     assert epochs_per_call(SECONDS_PER_CALL, 4, 20) == 4
     assert epochs_per_call(0.0, 0, 20) == 20
+
+
+@pytest.mark.parametrize("member_batch", [0, 1, 2])
+def test_an_epoch_moves_the_active_members_only_and_alike_in_any_batching(data, member_batch):
+    """One epoch of three members (radii ∞, 2 and 0.5) with the middle one stopped: the stopped
+    member's state is untouched, bit for bit, and the others move exactly as in an epoch of
+    all three; every batching (all at once, one at a time, two at a time) gives the same
+    epoch within float rounding."""
+    from prodag.inference import epoch, init_state, stack
+
+    _, prepared = data
+    noise = np.ones(3, np.float32)
+    reference = VariationalInference(LinearSEM(), EXACT,
+                                     OptimiserOptions(n_samples=8, steps_per_epoch=3))
+    engine = VariationalInference(
+        LinearSEM(), EXACT, OptimiserOptions(n_samples=8, steps_per_epoch=3,
+                                             member_batch=member_batch))
+    start = engine.init_params(3, noise)
+    members = engine.members([np.inf, 2.0, 0.5], noise, [0, 0, 0], [60, 60, 60], jnp.float32)
+    keys = jax.random.split(jax.random.PRNGKey(5), 3)
+    state = init_state(engine.optimizer, stack([start] * 3), keys, 10)
+    data_sets = stack([prepared])
+
+    def run(eng, active):
+        return jax.jit(lambda s: epoch(eng.loss, eng.optimizer, eng.options, s, members,
+                                       data_sets, jnp.asarray(active)))(state)
+
+    partial_epoch, full_epoch = run(engine, [True, False, True]), run(reference, [True] * 3)
+    for before, after, full in zip(jax.tree.leaves(state), jax.tree.leaves(partial_epoch),
+                                   jax.tree.leaves(full_epoch)):
+        if np.ndim(before) == 0:  # the optimiser's shared step count
+            continue
+        np.testing.assert_array_equal(np.asarray(after)[1], np.asarray(before)[1])
+        np.testing.assert_allclose(np.asarray(after)[[0, 2]], np.asarray(full)[[0, 2]],
+                                   rtol=1e-5, atol=1e-6)
+    assert np.asarray(partial_epoch.epoch).tolist() == [1, 0, 1]
+    assert not np.allclose(np.asarray(partial_epoch.params.q.loc["W"])[0],
+                           np.asarray(start.q.loc["W"]))
+
+
+def test_members_stop_on_their_own_and_each_result_is_its_own(data):
+    """Members that differ only in patience-relevant behaviour: with a vanishing learning
+    rate nothing improves after the first epoch, so every member stops after 1 + patience
+    epochs while a member at another radius is fitted alongside; the batch returns each
+    member's own history and a score for each."""
+    _, prepared = data
+    noise = np.ones(3, np.float32)
+    engine = VariationalInference(
+        LinearSEM(), EXACT, OptimiserOptions(n_samples=8, max_epochs=30, lr=1e-12, patience=3,
+                                             steps_per_epoch=2, min_delta=10.0,
+                                             member_batch=1))
+    start = engine.init_params(3, noise)
+    members = engine.members([np.inf, 1.0], noise, [0, 0], [60, 60], jnp.float32)
+    results = engine.fit_members([start, start], jax.random.split(jax.random.PRNGKey(0), 2),
+                                 members, jax.tree.map(lambda x: x[None], prepared))
+    assert [len(result.history) for result in results] == [4, 4]
+    assert results[0].objective != results[1].objective  # each scored at its own radius
+    alone = engine.fit(start, prepared, 60, 1.0, noise, jax.random.PRNGKey(7))
+    assert abs(alone.objective - results[1].objective) < 0.05 * abs(alone.objective)

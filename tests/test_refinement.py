@@ -42,8 +42,9 @@ def test_refined_draws_reach_the_exact_posterior_on_three_nodes(three_nodes):
     assert np.all(np.abs(refined - oracle)[off] < tolerance[off]), (refined, oracle)
     wrong, _ = three_node_oracle(X, np.inf)
     assert np.any(np.abs(refined - wrong)[off] > tolerance[off])
+    # the mean-field mixture itself is detectably off somewhere: the refinement is needed
     unrefined = _refined_fit(X, 1.0, 0).edge_probabilities(1000)
-    assert np.abs(unrefined - oracle)[off].mean() > 2 * np.abs(refined - oracle)[off].mean()
+    assert np.any(np.abs(unrefined - oracle)[off] > tolerance[off]), (unrefined, oracle)
 
 
 def test_refined_draws_are_the_posterior_and_survive_a_round_trip(three_nodes, tmp_path):

@@ -15,21 +15,31 @@ class Fit:
         self.lam, self.restarts, self.objective = lam, tuple(restarts), objective
 
 
-def _path(objective_of, n_restarts, n_lambdas=5, refit=None):
+def _path(objective_of, n_restarts, n_lambdas=5, refit=None, n_chains=1):
     """Run ``select_lambda`` with fits whose objective is ``objective_of(lam, restart)``;
-    returns the selection and every ``fit_at`` call as ``(lam, restarts)``."""
-    calls = []
+    returns chain 0's selection and every batch of chain 0's fits as ``(lam, restarts)``
+    (the starts of one radius grouped, in order)."""
+    calls, batches = [], []
 
-    def fit_at(lam, key, stage, restarts=None):
-        restarts = tuple(range(n_restarts) if restarts is None else restarts)
-        calls.append((lam, restarts))
-        return sorted((Fit(lam, [r], objective_of(lam, r)) for r in restarts),
-                      key=lambda fit: fit.objective)
+    def fit_path(specs, stage):
+        batches.append(specs)
+        for spec in specs:
+            if spec.chain == 0 and (not calls or calls[-1][0] != spec.lam
+                                    or spec.start <= calls[-1][1][-1]
+                                    or len(batches) != calls[-1][2]):
+                calls.append((spec.lam, (spec.start,), len(batches)))
+            elif spec.chain == 0:
+                calls[-1] = (spec.lam, calls[-1][1] + (spec.start,), len(batches))
+        return [Fit(spec.lam, [spec.start], objective_of(spec.lam, spec.start))
+                for spec in specs]
 
+    keys = [jax.random.PRNGKey(c) for c in range(n_chains)]
     chosen = selection.select_lambda(
-        fit_at, lambda result, key: 10.0, lambda result, lam, key: -result.objective,
-        n_lambdas, "elbo", jax.random.PRNGKey(0), n_restarts, refit)
-    return chosen, calls
+        fit_path, lambda chain, result, key: 10.0,
+        lambda chain, result, lam, key: -result.objective,
+        n_lambdas, "elbo", keys, n_restarts, refit)
+    assert len(chosen) == n_chains
+    return chosen[0], [(lam, restarts) for lam, restarts, _ in calls], batches
 
 
 def test_the_path_fits_one_start_per_radius_and_every_start_at_the_two_best():
@@ -41,7 +51,7 @@ def test_the_path_fits_one_start_per_radius_and_every_start_at_the_two_best():
     def objective(lam, restart):
         return first.get(lam, 9.0) if restart == 0 else other.get((lam, restart), 8.0)
 
-    chosen, calls = _path(objective, n_restarts=3)
+    chosen, calls, _ = _path(objective, n_restarts=3)
     assert calls[0] == (math.inf, (0,))
     assert calls[1:6] == [(lam, (0,)) for lam in (10.0, 8.0, 6.0, 4.0, 2.0)]
     assert calls[6:] == [(8.0, (1, 2)), (6.0, (1, 2))]
@@ -52,13 +62,13 @@ def test_the_path_fits_one_start_per_radius_and_every_start_at_the_two_best():
 
 
 def test_a_polished_radius_keeps_its_first_fit_when_no_other_start_beats_it():
-    chosen, calls = _path(lambda lam, restart: lam / 10 + restart, n_restarts=2)
+    chosen, calls, _ = _path(lambda lam, restart: lam / 10 + restart, n_restarts=2)
     assert calls[6:] == [(2.0, (1,)), (4.0, (1,))]
     assert chosen.lam == 2.0 and chosen.result.restarts == (0,)
 
 
 def test_one_start_fits_the_path_once_and_keeps_its_best_radius():
-    chosen, calls = _path(lambda lam, restart: abs(lam - 4.0), n_restarts=1)
+    chosen, calls, _ = _path(lambda lam, restart: abs(lam - 4.0), n_restarts=1)
     assert len(calls) == 6 and all(restarts == (0,) for _, restarts in calls)
     assert chosen.lam == 4.0 and "polished" not in chosen.path
 
@@ -66,12 +76,26 @@ def test_one_start_fits_the_path_once_and_keeps_its_best_radius():
 def test_the_validation_refit_runs_at_the_best_scored_radius_only():
     refits = []
 
-    def refit(lam, key, stage):
-        refits.append(lam)
-        return [Fit(lam, [0], 0.0)]
+    def refit(specs, stage):
+        refits.extend((spec.lam, spec.start) for spec in specs)
+        return [Fit(spec.lam, [spec.start], float(spec.start)) for spec in specs]
 
-    chosen, calls = _path(lambda lam, restart: abs(lam - 8.0), n_restarts=3, refit=refit)
-    assert len(calls) == 6 and refits == [8.0] and chosen.lam == 8.0
+    chosen, calls, _ = _path(lambda lam, restart: abs(lam - 8.0), n_restarts=3, refit=refit)
+    assert len(calls) == 6 and refits == [(8.0, 0), (8.0, 1), (8.0, 2)] and chosen.lam == 8.0
+    assert [fit.restarts for fit in chosen.results] == [(0,), (1,), (2,)]
+
+
+def test_every_stage_of_every_chain_is_one_batch():
+    """Three chains: the λ = ∞ fits, the radii and the polished starts are three batches,
+    each with every chain's members; each chain keeps its own best radius."""
+    chosen, _, batches = _path(lambda lam, restart: abs(lam - 4.0) + restart, n_restarts=3,
+                               n_chains=3)
+    assert [len(batch) for batch in batches] == [3, 3 * 5, 3 * 2 * 2]
+    assert [{spec.chain for spec in batch} for batch in batches] == [{0, 1, 2}] * 3
+    keys = {tuple(np.asarray(jax.random.key_data(spec.key)).ravel()) for batch in batches
+            for spec in batch}
+    assert len(keys) == 3 + 15 + 12  # every fit trains with its own key
+    assert chosen.lam == 4.0
 
 
 @pytest.mark.parametrize("lam_max, n, expected", [(10.0, 5, [10, 8, 6, 4, 2]),

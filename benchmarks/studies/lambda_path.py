@@ -52,12 +52,13 @@ def path_fits(p: int, s: int, n: int, seed: int) -> dict:
     engine = fitting.engine(config, optimiser_options(est), 0.0, 1.0, False)
     starts = fitting.starts(engine, Z, noise, est._dtype(), config, True,
                             resolved_restarts(est, p))
-    fit_at = fitting.fit_with_restarts(engine, Z, starts, noise)
+    prepared = engine.model.prepare_data(jax.numpy.asarray(Z, est._dtype()))
     fit_key, _, sample_key, _ = jax.random.split(jax.random.PRNGKey(seed), 4)
 
     def one(lam, key, restart):
         start = time.perf_counter()
-        result = fit_at(lam, key, "", [restart])[0]
+        result = engine.fit(starts[restart], prepared, n, lam, noise,
+                            jax.random.fold_in(key, restart))
         seconds = time.perf_counter() - start
         graphs = fitting.sampler(config).sample(result.params, jax.random.PRNGKey(7), 1000,
                                                 lam)[1]

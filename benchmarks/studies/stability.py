@@ -58,7 +58,7 @@ def posteriors(estimator) -> dict[str, np.ndarray]:
     import jax
 
     from prodag import fitting
-    from prodag.estimator import SAMPLE_STREAM
+    from prodag.streams import SAMPLE_STREAM
 
     key = jax.random.fold_in(jax.random.PRNGKey(estimator.seed_), SAMPLE_STREAM)
     params = jax.tree.map(jax.numpy.asarray, estimator.params_)

@@ -19,8 +19,10 @@ import warnings
 from typing import NamedTuple
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
+from prodag.inference import stack
 from prodag.mixture import evidence_weights, sample_mixture
 
 DISAGREEMENT = 0.3
@@ -31,8 +33,6 @@ SCORE_BATCHES = 20
 """Batches of ``n_samples`` draws in the common-random-number score of every component."""
 CONTENDER_NATS = 30.0
 """Fits whose evidence is further than this below the best are not pooled."""
-DIAGNOSTIC_STREAM = 2 ** 22
-"""``fold_in`` index of the key of the chains' diagnostic draws."""
 
 
 class ChainDisagreementWarning(UserWarning):
@@ -68,8 +68,11 @@ def contenders(runs: list[Chain], n_rows: int,
 def rescore(engine, fits: list, data, n_rows: int, noise, key: jax.Array) -> np.ndarray:
     """Negative ELBO per row ``(K,)`` of every ``(lam, FitResult)`` in ``fits``, each
     estimated with the same key (common random numbers) over ``SCORE_BATCHES`` batches."""
-    return np.array([engine.negative_elbo(fit.params, key, data, n_rows, lam, noise,
-                                          SCORE_BATCHES) for lam, fit in fits])
+    params = [fit.params for _, fit in fits]
+    members = engine.members([lam for lam, _ in fits], noise, np.zeros(len(fits), int),
+                             np.full(len(fits), n_rows), jax.tree.leaves(params[0])[0].dtype)
+    keys = jnp.broadcast_to(key, (len(fits),) + key.shape)
+    return engine.negative_elbos(params, keys, members, stack([data]), SCORE_BATCHES)
 
 
 def chain_probabilities(sample, objectives: np.ndarray, chain_of: np.ndarray, n_chains: int,

@@ -35,11 +35,10 @@ import pandas as pd
 
 from prodag.checks import check_integer, check_positive
 from prodag.interventions import condition_offsets
+from prodag.streams import NUMPY_NOISE_STREAM
 
 NOISE_ROWS = 64
 """Noise rows each posterior draw of a nonlinear SEM is simulated on (``total_effects``)."""
-NOISE_STREAM = 3
-"""Seeds the noise of the simulations: ``default_rng([seed, NOISE_STREAM])``."""
 LEVEL = 0.9
 """Default probability of the credible interval."""
 CHUNK = 250
@@ -235,7 +234,7 @@ def _noise(est, shape, seed) -> np.ndarray:
     """Noise ``shape = (..., p)`` of the fit's distribution and variances (fitted units)."""
     from prodag.models.robust import STUDENT_DOF
 
-    rng = np.random.default_rng([est.seed_ if seed is None else int(seed), NOISE_STREAM])
+    rng = np.random.default_rng([est.seed_ if seed is None else int(seed), NUMPY_NOISE_STREAM])
     unit = (rng.standard_t(STUDENT_DOF, shape) if est.likelihood == "student"
             else rng.standard_normal(shape))
     return unit * np.sqrt(np.asarray(est.noise_variance_, dtype=float))

@@ -30,10 +30,8 @@ from prodag.parameters import NetworkOptions, TrainingOptions  # noqa: F401  (do
 from prodag.posterior import edge_graph
 from prodag.progress import Progress
 from prodag.protocol import ParameterProtocol
+from prodag.streams import SAMPLE_STREAM
 
-SAMPLE_STREAM = 2 ** 20
-"""``fold_in`` index of the default sampling key: ``sample``, ``sample_weights`` and
-``edge_probabilities`` without a seed draw from ``fold_in(PRNGKey(seed_), SAMPLE_STREAM)``."""
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -165,9 +163,9 @@ class ProDAG(ParameterProtocol):
             the_plan = procedure.plan(self, prepared, self._config(), self._dtype())
             progress.set_total(the_plan.n_fits)
             key = jax.random.PRNGKey(self.seed_)
-            runs = [procedure.run_chain(self, the_plan, c, prepared.noise,
-                                        jax.random.fold_in(key, c), progress)
-                    for c in range(self.n_chains)]
+            runs = procedure.run_chains(self, the_plan, prepared.noise,
+                                        [jax.random.fold_in(key, c)
+                                         for c in range(self.n_chains)], progress)
             progress.stage("pooling the fits")
             posterior = procedure.pool(the_plan, runs, prepared, key, self._dtype())
             refined = procedure.refine(self, the_plan, posterior, prepared, key, self._dtype(),

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -20,15 +21,14 @@ from prodag.initialization import start_means
 from prodag.validation import outliers
 from prodag.knowledge import Knowledge
 from prodag import selection
-from prodag.inference import FitResult, Params, Progress, OptimiserOptions, VariationalInference
+from prodag.inference import (FitResult, OptimiserOptions, Params, VariationalInference,
+                              stack)
+from prodag.progress import Progress
 from prodag.models import StructuralEquationModel, make_model
 from prodag.posterior import PosteriorSampler
 from prodag.projection import Projector, make_projector
 from prodag.refinement import Refiner
 from prodag.variational import VariationalParams, inverse_softplus
-
-FitAt = Callable[..., list[FitResult]]
-"""``fit_at(lam, key, stage, restarts=None)``: see ``fit_with_restarts``."""
 
 DATA_START_STD = 0.1
 """σ of every weight in the data start: small enough that the start's order survives the
@@ -166,55 +166,74 @@ def at_prior_where_forbidden(params: Params, prior: Params, name: str,
     return params._replace(q=VariationalParams(loc, rho))
 
 
-def fit_with_restarts(engine: VariationalInference, Z: np.ndarray, starts: list[Params],
-                      noise: np.ndarray, progress: Progress | None = None,
-                      observed: np.ndarray | None = None) -> FitAt:
-    """A function ``fit_at(lam, key, stage, restarts=None)`` fitting ``q`` on the rows
-    ``Z (n, p)`` at radius ``lam`` from the starts numbered ``restarts`` (default: every
-    start; keys ``fold_in(key, r)``); it returns the fits sorted by their final objective
-    (negative ELBO per row), best first. ``stage`` names the fit on the progress bar.
-    ``observed (n, p)``: where each variable's equation holds (``prodag.interventions``)."""
-    dtype = jax.tree.leaves(starts[0])[0].dtype
-    data = engine.model.prepare_data(jnp.asarray(Z, dtype), observed)
+class Rows(NamedTuple):
+    """A set of rows that fits see: ``Z (n, p)``, where each variable's equation holds
+    (``observed (n, p)`` or None), the starts computed on them and ``model.prepare_data``."""
 
-    def fit_at(lam: float, key: jax.Array, stage: str,
-               restarts: Sequence[int] | None = None) -> list[FitResult]:
-        results = []
-        chosen = list(range(len(starts)) if restarts is None else restarts)
-        for number, restart in enumerate(chosen, start=1):
-            if progress is not None:  # numbered among this radius's starts, if several
-                progress.stage(stage + (f", start {number}/{len(chosen)}"
-                                        if len(chosen) > 1 else ""))
-            results.append(engine.fit(starts[restart], data, Z.shape[0], lam, noise,
-                                      jax.random.fold_in(key, restart), progress))
-        return sorted(results, key=lambda result: result.objective)
+    Z: np.ndarray
+    observed: np.ndarray | None
+    starts: list
+    data: Any
 
-    return fit_at
+
+def rows(engine: VariationalInference, Z: np.ndarray, observed: np.ndarray | None,
+         noise: np.ndarray, dtype, config: ModelConfig, from_data: bool,
+         n_restarts: int) -> Rows:
+    """``Rows`` of ``Z (n, p)``: its ``n_restarts`` starts (``starts``) and prepared data."""
+    return Rows(Z, observed, starts(engine, Z, noise, dtype, config, from_data, n_restarts),
+                engine.model.prepare_data(jnp.asarray(Z, dtype), observed))
+
+
+def member_fitter(engine: VariationalInference, rows_of_chain: Sequence[Rows],
+                  noise: np.ndarray, progress: Progress | None = None) -> selection.FitMembers:
+    """``fit_members(specs, stage)``: every ``selection.MemberSpec`` fitted in one batch, spec
+    ``s`` on chain ``s.chain``'s rows ``rows_of_chain[s.chain]`` from its start ``s.start``
+    (chains that share one ``Rows`` share its data in the batch); one ``FitResult`` per spec,
+    in order."""
+
+    def fit_members(specs: list, stage: str) -> list[FitResult]:
+        sets: list[Rows] = []
+        for spec in specs:
+            if not any(rows_of_chain[spec.chain] is known for known in sets):
+                sets.append(rows_of_chain[spec.chain])
+        index = [next(i for i, known in enumerate(sets) if known is rows_of_chain[spec.chain])
+                 for spec in specs]
+        starts = [rows_of_chain[spec.chain].starts[spec.start] for spec in specs]
+        dtype = jax.tree.leaves(starts[0])[0].dtype
+        members = engine.members([spec.lam for spec in specs], noise, index,
+                                 [sets[i].Z.shape[0] for i in index], dtype)
+        if progress is not None:
+            progress.stage(f"{stage}, {len(specs)} fits in a batch")
+        return engine.fit_members(starts, jnp.stack([spec.key for spec in specs]), members,
+                                  stack([known.data for known in sets]), progress)
+
+    return fit_members
 
 
 def fit_lambda_path(engine: VariationalInference, config: ModelConfig,
-                    fit_at: FitAt, validation_rows, noise, key, criterion: str, n_lambdas: int,
-                    n_restarts: int, refit: FitAt | None = None) -> selection.Selection:
-    """``prodag.selection.select_lambda`` with ``fit_at`` (``fit_with_restarts``) and the
-    criterion's score: the ELBO, or the expected log-likelihood of the held-out rows
-    ``validation_rows = (Z_val, observed_val)`` (``observed_val``: None, or where each
-    variable's equation holds)."""
+                    fit_path: selection.FitMembers, validation_rows: Sequence[tuple], noise,
+                    keys: list, criterion: str, n_lambdas: int, n_restarts: int,
+                    refit: selection.FitMembers | None = None) -> list[selection.Selection]:
+    """``prodag.selection.select_lambda`` for every chain (chain ``c`` from ``keys[c]``) with
+    ``fit_path`` (``member_fitter``) and the criterion's score: the ELBO, or the expected
+    log-likelihood of chain ``c``'s held-out rows ``validation_rows[c] = (Z_val,
+    observed_val)`` (``observed_val``: None, or where each variable's equation holds)."""
     if criterion == "validation":
-        Z_val, observed_val = validation_rows
-        val_data = engine.model.prepare_data(
+        val_data = [engine.model.prepare_data(
             jnp.asarray(Z_val, jax.dtypes.canonicalize_dtype(np.float64)), observed_val)
+            for Z_val, observed_val in validation_rows]
 
-    def score(result: FitResult, lam: float, key: jax.Array) -> float:
+    def score(chain: int, result: FitResult, lam: float, key: jax.Array) -> float:
         if criterion == "elbo":
             return -result.objective
-        return engine.expected_log_likelihood(result.params, key, val_data, lam, noise)
+        return engine.expected_log_likelihood(result.params, key, val_data[chain], lam, noise)
 
-    def lam_max_of(result: FitResult, key: jax.Array) -> float:
+    def lam_max_of(chain: int, result: FitResult, key: jax.Array) -> float:
         graphs = sampler(config).sample(result.params, key, selection.N_DRAWS_FOR_LAM_MAX,
                                         math.inf)[1]
         if config.knowledge is not None:  # required weights lie outside the ℓ1 ball
             graphs = np.where(config.knowledge.required_mask(), 0.0, graphs)
         return selection.mean_l1_norm(graphs)
 
-    return selection.select_lambda(fit_at, lam_max_of, score, n_lambdas, criterion, key,
+    return selection.select_lambda(fit_path, lam_max_of, score, n_lambdas, criterion, keys,
                                    n_restarts, refit)

@@ -1,4 +1,4 @@
-"""Variational inference for projected DAG posteriors: the ELBO and the optimiser loop.
+"""Variational inference for projected DAG posteriors: the ELBO and its optimisation, batched.
 
 Generic over any ``StructuralEquationModel`` (``prodag.models.base``) and any differentiable
 projection ``project(W̃ (L, p, p), lam) -> W (L, p, p)`` (``prodag.projection.make_projector``).
@@ -8,24 +8,32 @@ Objective (to minimise), per row of data::
     f(θ) = ( −(1/L) Σ_l log p(X | ω_l) + KL(q_θ(ω̃) ‖ p(ω̃)) ) / n,
     ω_l = model.apply_projection(ω̃_l, W̃_l, project(W̃_l, λ)),  ω̃_l ~ q_θ (reparameterised).
 
-Optimiser: Adam. An *epoch* is ``steps_per_epoch`` full-batch Adam steps (the data enter
-through sufficient statistics or as a whole, so one step already sees every row); the epoch's
-objective is the mean of its steps' Monte Carlo objectives, which averages out most of their
-noise. Training stops after ``patience`` consecutive epochs whose objective is not below the
-best so far by more than ``min_delta`` (absolute, per row), or after ``max_epochs`` epochs.
+A whole fit's independent optimisations — chains × starts × radii, and bootstrap resamples —
+are *members* of one batch: one compiled loop advances all of them (``jax.vmap`` over a
+leading member axis, each member's Monte Carlo batch inside), so a fit is a few compiled
+calls rather than a queue of small fits, and on a GPU the members fill the card.
 
-The whole loop runs on the device: a ``lax.while_loop`` over epochs, each a ``lax.scan`` over
-steps, with early stopping decided inside; the host wakes up between runs of epochs to update
-the progress bar (``prodag.progress.Progress``; one bar can span many fits). The first run is
-one epoch, so a large fit shows its first epoch as soon as it is done; after that each run is
-sized from the last one's seconds per epoch to take about ``SECONDS_PER_CALL``, at most
-``epochs_per_call`` epochs (small fits wake the host rarely). The epoch limit is an argument
-of the compiled loop, so the sizes change nothing but when the host looks: the same epochs,
-the same keys, the same result.
+The kernels are pure functions over NamedTuple states, in the style of optax and BlackJAX:
+``init_state(optimizer, params, keys, max_epochs) -> FitState`` and
+``run_epochs(loss, optimizer, options, state, members, data, epoch_limit) -> FitState``;
+the optimiser is an ``optax.GradientTransformation`` passed in, applied to each member
+(``vmap``). An *epoch* is ``steps_per_epoch`` full-batch Adam steps (the data enter through
+sufficient statistics or as a whole); its objective is the mean of its steps' Monte Carlo
+objectives. Each member stops on its own after ``patience`` consecutive epochs whose
+objective is not below its best by more than ``min_delta`` (absolute, per row), or after
+``max_epochs``; a stopped member's state is frozen (its updates are masked) while the others
+run on, so batching changes no member's result.
+
+The host wakes up between runs of epochs to update the progress bar
+(``prodag.progress.Progress``): the first run is one epoch; after that each run is sized from
+the last one's seconds per epoch to take about ``SECONDS_PER_CALL``, at most
+``epochs_per_call`` epochs. The epoch limit is an argument of the compiled loop, so the sizes
+change nothing but when the host looks.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -37,15 +45,19 @@ import optax
 from jax import lax
 
 from prodag import variational
-from prodag.models.base import StructuralEquationModel, Weights
-from prodag.progress import Progress  # noqa: F401  (re-exported: the fit imports it here)
+from prodag.models.base import StructuralEquationModel
+from prodag.progress import Progress
 from prodag.projection import Projector
+from prodag.streams import SCORE_STREAM
 
 SECONDS_PER_CALL = 1.0
 """Target seconds between two progress updates of a fit (see the module docstring)."""
-SCORE_STREAM = 2 ** 31 - 1
-"""``fold_in`` index of the key stream that scores a finished fit (apart from its steps')."""
-
+SCORE_CHUNK = 10
+"""Batches of draws per run of the compiled scoring program (``negative_elbos``)."""
+MEMBER_MEMORY_BYTES = 2 ** 31
+"""Memory one batched call may give its members' Monte Carlo draws (about ``MEMORY_FACTOR``
+arrays of ``L`` draws per member): more members run in several calls."""
+MEMORY_FACTOR = 16
 
 
 @dataclass(frozen=True)
@@ -59,23 +71,29 @@ class OptimiserOptions:
     steps_per_epoch: int = 10
     min_delta: float = 1e-3
     epochs_per_call: int = 20
+    member_batch: int = 0
+    """Members computed together (``vmap``); the batches run one after another in the same
+    compiled loop (``lax.map``). 0: all at once (an accelerator's choice). 1: one at a time,
+    and a stopped member costs nothing (a CPU's choice: ``default_member_batch``)."""
 
 
-SCORE_CHUNK = 10
-"""Batches of draws per run of the compiled scoring program (``negative_elbo``)."""
+def default_member_batch() -> int:
+    """1 on a CPU, where one member's draws fill the cache and a batch of them only spills it
+    (``docs/findings.md``); 0 (all members at once) on an accelerator."""
+    return 1 if jax.default_backend() == "cpu" else 0
 
 
 class Params(NamedTuple):
     """Everything the ELBO is optimised over: ``q``'s parameters and, when the noise variance
-    is learned, its logarithm ``(p,)`` (else ``None``)."""
+    is learned, its logarithm ``(p,)`` or ``(1,)`` (else ``None``)."""
 
     q: variational.VariationalParams
     log_noise_variance: jax.Array | None = None
 
 
 class FitResult(NamedTuple):
-    """Outcome of one optimisation: final parameters, the per-epoch objective history and a
-    low-noise estimate of the final objective (``VariationalInference.negative_elbo``)."""
+    """Outcome of one member's optimisation: final parameters, the per-epoch objective history
+    and a low-noise estimate of the final objective (``negative_elbos``)."""
 
     params: Params
     history: np.ndarray
@@ -84,26 +102,34 @@ class FitResult(NamedTuple):
     """Negative ELBO per row at ``params``: the score for comparing restarts and radii."""
 
 
-class TrainState(NamedTuple):
+class Members(NamedTuple):
+    """What each member of a batched fit fits, fixed through the fit (leading axis M)."""
+
+    lam: jax.Array
+    """``(M,)`` ℓ1 radius (``inf``: none)."""
+    noise_variance: jax.Array
+    """``(M, k)`` fixed noise variances, or (learned) the start, ``k`` = 1 or p."""
+    data_index: jax.Array
+    """``(M,)`` int: which of the stacked data sets the member fits."""
+    n_rows: jax.Array
+    """``(M,)`` rows of that data set."""
+
+
+class FitState(NamedTuple):
+    """The state of a batched fit (every leaf with the leading member axis M)."""
+
     params: Params
     opt_state: Any
     key: jax.Array
+    """``(M, 2)`` each member's key, split once per epoch."""
     epoch: jax.Array
+    """``(M,)`` epochs run."""
     best: jax.Array
+    """``(M,)`` best epoch objective so far."""
     wait: jax.Array
+    """``(M,)`` epochs since the last improvement."""
     history: jax.Array
-
-
-def projected_draw(model: StructuralEquationModel, project: Projector, params: Params,
-                   key: jax.Array, n_samples: int, lam: jax.Array) -> tuple[Weights, jax.Array]:
-    """``n_samples`` projected draws: the weights ``ω`` (pytree, leading axis L) and ``W (L, p, p)``.
-
-    The draws use the first half of ``split(key)`` (so fits reproduce those of earlier
-    versions, which spent the second half on a learned radius); ``lam`` is a scalar or one
-    radius per draw ``(L,)``.
-    """
-    key_weights, _ = jax.random.split(key)
-    return model.draw(params.q, key_weights, n_samples, project, lam)
+    """``(M, max_epochs)`` every epoch's objective (NaN after the last)."""
 
 
 def noise_variance_of(params: Params, fixed: jax.Array) -> jax.Array:
@@ -113,11 +139,122 @@ def noise_variance_of(params: Params, fixed: jax.Array) -> jax.Array:
     return fixed
 
 
-class VariationalInference:
-    """Compiled ELBO optimisation for one model, projection, prior and set of options.
+def elbo_loss(model: StructuralEquationModel, project: Projector, n_samples: int,
+              prior_mean: float, prior_std: float, params: Params, key: jax.Array, data: Any,
+              n_rows: jax.Array, lam: jax.Array, noise_variance: jax.Array) -> jax.Array:
+    """One member's Monte Carlo negative ELBO per row (a scalar), differentiable in
+    ``params``, from ``n_samples`` projected draws at radius ``lam``."""
+    weights, _ = model.draw(params.q, key, n_samples, project, lam)
+    log_lik = model.log_likelihood(weights, data, noise_variance_of(params, noise_variance))
+    kl = variational.kl_to_prior(params.q, prior_mean, prior_std)
+    return (kl - jnp.mean(log_lik)) / n_rows
 
-    The compiled functions take the data, ``lam`` and the fixed noise variance as arguments,
-    so a λ path or a refit on new data of the same shape reuses one compilation.
+
+def member_data(data: Any, index: jax.Array) -> Any:
+    """Data set ``index`` of the stacked data (every leaf with a leading set axis)."""
+    return jax.tree.map(lambda leaf: leaf[index], data)
+
+
+def init_state(optimizer: optax.GradientTransformation, params: Params, keys: jax.Array,
+               max_epochs: int) -> FitState:
+    """The batched fit's start: ``params`` (leaves ``(M, ...)``), the optimiser's state of
+    each member and the members' keys ``(M, 2)``."""
+    n_members = keys.shape[0]
+    dtype = jax.tree.leaves(params)[0].dtype
+    return FitState(params, jax.vmap(optimizer.init)(params), keys,
+                    jnp.zeros(n_members, jnp.int32), jnp.full(n_members, jnp.inf, dtype),
+                    jnp.zeros(n_members, jnp.int32),
+                    jnp.full((n_members, max_epochs), jnp.nan, dtype))
+
+
+def running(state: FitState, patience: int, epoch_limit: jax.Array) -> jax.Array:
+    """``(M,)`` whether each member still runs: below the epoch limit and still improving."""
+    return (state.epoch < epoch_limit) & (state.wait < patience)
+
+
+def epoch(loss, optimizer: optax.GradientTransformation, options: OptimiserOptions,
+          state: FitState, members: Members, data: Any, active: jax.Array) -> FitState:
+    """One epoch of every member; members not ``active (M,)`` are left as they were."""
+
+    def one(params, opt_state, key, lam, noise, index, n_rows):
+        key, sub = jax.random.split(key)
+        own = member_data(data, index)
+
+        def step(carry, step_key):
+            params, opt_state = carry
+            value, grads = jax.value_and_grad(loss)(params, step_key, own, n_rows, lam, noise)
+            updates, opt_state = optimizer.update(grads, opt_state, params)
+            return (optax.apply_updates(params, updates), opt_state), value
+
+        (params, opt_state), values = lax.scan(
+            step, (params, opt_state), jax.random.split(sub, options.steps_per_epoch))
+        return params, opt_state, key, jnp.mean(values)
+
+    params, opt_state, keys, value = over_members(
+        one, options.member_batch, active, state.params, state.opt_state, state.key,
+        members.lam, members.noise_variance, members.data_index, members.n_rows)
+    improved = value < state.best - options.min_delta
+    stepped = FitState(params, opt_state, keys, state.epoch + 1,
+                       jnp.where(improved, jnp.minimum(value, state.best), state.best),
+                       jnp.where(improved, 0, state.wait + 1),
+                       state.history.at[jnp.arange(value.shape[0]), state.epoch].set(value))
+    return jax.tree.map(lambda new, old: jnp.where(_along(active, new), new, old),
+                        stepped, state)
+
+
+def over_members(function, member_batch: int, active: jax.Array, *args):
+    """``function`` of one member applied to every member of ``args`` (leading axis M):
+    ``vmap`` over all (``member_batch`` 0) or over batches of ``member_batch`` run one after
+    another; with one member at a time, the members not ``active (M,)`` are skipped (their
+    outputs then are their inputs, and NaN for the last, the objective)."""
+    if member_batch == 0:
+        return jax.vmap(function)(*args)
+    if member_batch > 1:
+        return lax.map(lambda a: function(*a), args, batch_size=member_batch)
+
+    def one_or_skip(a):
+        *inputs, is_active = a
+        return lax.cond(is_active, lambda x: function(*x),
+                        lambda x: (*x[:3], jnp.full((), jnp.nan, x[3].dtype)), inputs)
+
+    return lax.map(one_or_skip, (*args, active))
+
+
+def run_epochs(loss, optimizer: optax.GradientTransformation, options: OptimiserOptions,
+               state: FitState, members: Members, data: Any,
+               epoch_limit: jax.Array) -> FitState:
+    """Epochs until no member runs (``running``) at ``epoch_limit``: one compiled loop."""
+
+    def body(state):
+        return epoch(loss, optimizer, options, state, members, data,
+                     running(state, options.patience, epoch_limit))
+
+    return lax.while_loop(lambda s: jnp.any(running(s, options.patience, epoch_limit)),
+                          body, state)
+
+
+def negative_elbos(loss, member_batch: int, params: Params, keys: jax.Array, members: Members,
+                   data: Any) -> jax.Array:
+    """``(M, B)``: every member's objective at each of its ``B`` batch keys ``keys (M, B, 2)``
+    (batches one after another, ``lax.map``: a smaller program than a vmap over them)."""
+
+    def one(params, member_keys, lam, noise, index, n_rows):
+        own = member_data(data, index)
+        return lax.map(lambda key: loss(params, key, own, n_rows, lam, noise), member_keys)
+
+    args = (params, keys, members.lam, members.noise_variance, members.data_index,
+            members.n_rows)
+    if member_batch == 0:
+        return jax.vmap(one)(*args)
+    return lax.map(lambda a: one(*a), args, batch_size=member_batch)
+
+
+class VariationalInference:
+    """The compiled kernels for one model, projection, prior and set of options.
+
+    The compiled functions take the data, the radii and the fixed noise variances as
+    arguments, so a λ path or a refit on new data of the same shape reuses one compilation
+    (one per number of members and data sets).
     """
 
     def __init__(self, model: StructuralEquationModel, project: Projector,
@@ -130,9 +267,14 @@ class VariationalInference:
         self.prior_std = prior_std
         self.learn_noise_variance = learn_noise_variance
         self.optimizer = optax.adam(options.lr)
-        self._run_epochs = jax.jit(self._run_epochs_impl, static_argnums=(0,))
+        self.loss = functools.partial(elbo_loss, model, project, options.n_samples,
+                                      prior_mean, prior_std)
+        self._init = jax.jit(functools.partial(init_state, self.optimizer),
+                             static_argnums=(2,))
+        self._run = jax.jit(functools.partial(run_epochs, self.loss, self.optimizer, options))
+        self._scores = jax.jit(functools.partial(negative_elbos, self.loss,
+                                                 options.member_batch))
         self._expected_log_likelihood = jax.jit(self._expected_log_likelihood_impl)
-        self._objectives = jax.jit(self._objectives_impl)
 
     # ---- parameters and objective -------------------------------------------------------
 
@@ -148,112 +290,133 @@ class VariationalInference:
     def objective(self, params: Params, key: jax.Array, data: Any, n_rows: jax.Array,
                   lam: jax.Array, noise_variance: jax.Array) -> jax.Array:
         """The Monte Carlo negative ELBO per row (a scalar), differentiable in ``params``."""
-        weights, _ = projected_draw(self.model, self.project, params, key,
-                                    self.options.n_samples, lam)
-        log_lik = self.model.log_likelihood(weights, data,
-                                            noise_variance_of(params, noise_variance))
-        kl = variational.kl_to_prior(params.q, self.prior_mean, self.prior_std)
-        return (kl - jnp.mean(log_lik)) / n_rows
+        return self.loss(params, key, data, n_rows, lam, noise_variance)
 
-    def _expected_log_likelihood_impl(self, params, key, data, lam, noise_variance):
-        weights, _ = projected_draw(self.model, self.project, params, key,
-                                    self.options.n_samples, lam)
-        return jnp.mean(self.model.log_likelihood(weights, data,
-                                                  noise_variance_of(params, noise_variance)))
+    def members(self, lams, noise_variance: np.ndarray, data_index, n_rows,
+                dtype) -> Members:
+        """``Members`` of radii ``lams (M,)``, one noise variance ``(k,)`` for all, data sets
+        ``data_index (M,)`` with ``n_rows (M,)`` rows."""
+        lams = np.asarray(lams, float)
+        noise = np.broadcast_to(np.asarray(noise_variance, float).reshape(1, -1),
+                                (len(lams), np.size(noise_variance)))
+        return Members(jnp.asarray(lams, dtype), jnp.asarray(noise, dtype),
+                       jnp.asarray(data_index, jnp.int32), jnp.asarray(n_rows, dtype))
 
     def expected_log_likelihood(self, params: Params, key: jax.Array, data: Any, lam: float,
                                 noise_variance: np.ndarray) -> float:
         """``E_q[log p(data | ω)]`` estimated with ``n_samples`` draws (a float)."""
-        return float(self._expected_log_likelihood(params, key, data, _scalar(lam, params),
-                                                   jnp.asarray(noise_variance)))
+        dtype = _dtype(params)
+        return float(self._expected_log_likelihood(params, key, data, jnp.asarray(lam, dtype),
+                                                   jnp.asarray(noise_variance, dtype)))
 
-    def _objectives_impl(self, params, keys, data, n_rows, lam, noise_variance):
-        # One batch after another (lax.map), not vmap: the same values, and a smaller
-        # program to compile (notably for the MLP).
-        return lax.map(lambda key: self.objective(params, key, data, n_rows, lam,
-                                                  noise_variance), keys)
+    def _expected_log_likelihood_impl(self, params, key, data, lam, noise_variance):
+        weights, _ = self.model.draw(params.q, key, self.options.n_samples, self.project, lam)
+        return jnp.mean(self.model.log_likelihood(weights, data,
+                                                  noise_variance_of(params, noise_variance)))
+
+    def negative_elbos(self, params: list[Params], keys: jax.Array, members: Members,
+                       data: Any, n_batches: int = SCORE_CHUNK) -> np.ndarray:
+        """``(M,)``: each member's objective at ``params`` averaged over ``n_batches`` batches
+        of ``n_samples`` draws from its key ``keys (M, 2)``: low-noise scores for comparing
+        fits on the same data. The same key gives common random numbers across members.
+
+        The batches run ``SCORE_CHUNK`` at a time (the last chunk padded with copies of the
+        first key, whose values are dropped), so every ``n_batches`` shares one program."""
+        size = self.members_per_call(params[0])
+        return np.concatenate([
+            self._member_scores(params[begin:begin + size], keys[begin:begin + size],
+                                jax.tree.map(lambda x: x[begin:begin + size], members), data,
+                                n_batches) for begin in range(0, len(params), size)])
+
+    def _member_scores(self, params, keys, members, data, n_batches) -> np.ndarray:
+        batch_keys = jax.vmap(lambda key: jax.random.split(key, n_batches))(keys)
+        padded = jnp.concatenate(
+            [batch_keys, jnp.repeat(batch_keys[:, :1], (-n_batches) % SCORE_CHUNK, axis=1)],
+            axis=1)
+        stacked = stack(params)
+        values = jnp.concatenate(
+            [self._scores(stacked, chunk, members, data)
+             for chunk in jnp.split(padded, padded.shape[1] // SCORE_CHUNK, axis=1)], axis=1)
+        return np.asarray(jnp.mean(values[:, :n_batches], axis=1))
 
     def negative_elbo(self, params: Params, key: jax.Array, data: Any, n_rows: int, lam: float,
                       noise_variance: np.ndarray, n_batches: int = SCORE_CHUNK) -> float:
-        """The objective (negative ELBO per row) at ``params``, averaged over ``n_batches``
-        independent batches of ``n_samples`` draws: a low-noise score for comparing fits
-        (radii, restarts) on the same data.
+        """``negative_elbos`` of one fit on one data set (a float)."""
+        members = self.members([lam], noise_variance, [0], [n_rows], _dtype(params))
+        return float(self.negative_elbos([params], key[None], members, stack([data]),
+                                         n_batches)[0])
 
-        The batches run ``SCORE_CHUNK`` at a time (the last chunk padded with copies of the
-        first key, whose values are dropped), so every ``n_batches`` shares one compiled
-        program."""
-        keys = jax.random.split(key, n_batches)
-        padded = jnp.concatenate([keys, jnp.repeat(keys[:1], (-n_batches) % SCORE_CHUNK, axis=0)])
-        args = (data, jnp.asarray(n_rows, _dtype(params)), _scalar(lam, params),
-                jnp.asarray(noise_variance, _dtype(params)))
-        values = jnp.concatenate([self._objectives(params, chunk, *args)
-                                  for chunk in jnp.split(padded, len(padded) // SCORE_CHUNK)])
-        return float(jnp.mean(values[:n_batches]))
+    # ---- the batched device loop --------------------------------------------------------
 
-    # ---- the device loop ----------------------------------------------------------------
+    def fit_members(self, starts: list[Params], keys: jax.Array, members: Members, data: Any,
+                    progress: Progress | None = None) -> list[FitResult]:
+        """Optimise every member from its start, ``starts[m]``, with its key ``keys (M, 2)``,
+        on data set ``members.data_index[m]`` of ``data`` (``model.prepare_data`` of each
+        set, stacked along a leading axis); returns one ``FitResult`` per member, in order.
 
-    def _step(self, carry, key, data, n_rows, lam, noise_variance):
-        params, opt_state = carry
-        value, grads = jax.value_and_grad(self.objective)(params, key, data, n_rows, lam,
-                                                          noise_variance)
-        updates, opt_state = self.optimizer.update(grads, opt_state, params)
-        return (optax.apply_updates(params, updates), opt_state), value
+        Members run in one compiled loop, in as few calls as ``MEMBER_MEMORY_BYTES`` allows;
+        each is scored (``negative_elbos``) with ``fold_in(its key, SCORE_STREAM)``."""
+        size = self.members_per_call(starts[0])
+        results = []
+        for begin in range(0, len(starts), size):
+            part = slice(begin, begin + size)
+            results += self._fit_batch(starts[part], keys[part],
+                                       jax.tree.map(lambda x: x[part], members), data, progress)
+        return results
 
-    def _epoch(self, state: TrainState, data, n_rows, lam, noise_variance) -> TrainState:
-        key, sub = jax.random.split(state.key)
-        step_keys = jax.random.split(sub, self.options.steps_per_epoch)
-        (params, opt_state), values = lax.scan(
-            lambda carry, k: self._step(carry, k, data, n_rows, lam, noise_variance),
-            (state.params, state.opt_state), step_keys)
-        value = jnp.mean(values)
-        improved = value < state.best - self.options.min_delta
-        return TrainState(params, opt_state, key, state.epoch + 1,
-                          jnp.where(improved, jnp.minimum(value, state.best), state.best),
-                          jnp.where(improved, 0, state.wait + 1),
-                          state.history.at[state.epoch].set(value))
+    def members_per_call(self, start: Params) -> int:
+        """Members one call may hold: ``MEMBER_MEMORY_BYTES`` over ``MEMORY_FACTOR`` arrays of
+        ``n_samples`` draws of the member's parameters."""
+        leaf = jax.tree.leaves(start.q.loc)
+        per_member = (MEMORY_FACTOR * self.options.n_samples * leaf[0].dtype.itemsize
+                      * sum(x.size for x in leaf))
+        return max(1, MEMBER_MEMORY_BYTES // per_member)
 
-    def _run_epochs_impl(self, max_epochs: int, state: TrainState, epoch_limit, data, n_rows,
-                         lam, noise_variance) -> TrainState:
-        del max_epochs  # static: fixes the history length, hence one compilation per value
-
-        def running(s):
-            return (s.epoch < epoch_limit) & (s.wait < self.options.patience)
-
-        return lax.while_loop(running,
-                              lambda s: self._epoch(s, data, n_rows, lam, noise_variance),
-                              state)
-
-    def fit(self, params: Params, data: Any, n_rows: int, lam: float, noise_variance: np.ndarray,
-            key: jax.Array, progress: Progress | None = None) -> FitResult:
-        """Optimise ``params`` (e.g. from ``init_params`` or a warm start) on ``data``.
-
-        ``data`` is ``model.prepare_data(X)``; ``n_rows`` the number of rows of ``X``;
-        ``noise_variance`` a ``(p,)`` array (the start value when it is learned).
-        """
+    def _fit_batch(self, starts, keys, members, data, progress) -> list[FitResult]:
         opts = self.options
-        dtype = jax.tree.leaves(params)[0].dtype
-        state = TrainState(params, self.optimizer.init(params), key, jnp.asarray(0),
-                           jnp.asarray(jnp.inf, dtype), jnp.asarray(0),
-                           jnp.full((opts.max_epochs,), jnp.nan, dtype))
-        args = (data, jnp.asarray(n_rows, dtype), _scalar(lam, params),
-                jnp.asarray(noise_variance, dtype))
-        epoch, chunk = 0, 1
+        state = self._init(stack(starts), keys, opts.max_epochs)
+        done_before, epoch, chunk = 0, 0, 1
         while True:
             limit = min(epoch + chunk, opts.max_epochs)
             began = time.perf_counter()
-            state = self._run_epochs(opts.max_epochs, state, jnp.asarray(limit), *args)
-            done, (epoch, wait) = int(state.epoch) - epoch, (int(state.epoch), int(state.wait))
-            chunk = epochs_per_call(time.perf_counter() - began, done, opts.epochs_per_call)
+            state = self._run(state, members, data, jnp.asarray(limit))
+            epochs = np.asarray(state.epoch)
+            still = np.asarray(running(state, opts.patience, jnp.asarray(opts.max_epochs)))
+            chunk = epochs_per_call(time.perf_counter() - began, int(epochs.max()) - epoch,
+                                    opts.epochs_per_call)
+            epoch = int(epochs.max())
             if progress is not None:
-                progress.update(epoch, float(state.history[epoch - 1]))
-            if wait >= opts.patience or epoch >= opts.max_epochs:
+                finished = int((~still).sum())
+                progress.fit_done(finished - done_before)
+                done_before = finished
+                best = np.asarray(state.best)
+                progress.update(epoch, float(np.min(best[np.isfinite(best)], initial=np.inf)))
+            if not still.any():
                 break
-        if progress is not None:
-            progress.fit_done()
-        history = np.asarray(state.history[:epoch])
-        objective = self.negative_elbo(state.params, jax.random.fold_in(key, SCORE_STREAM),
-                                       data, n_rows, lam, noise_variance)
-        return FitResult(state.params, history, objective)
+        score_keys = jax.vmap(lambda key: jax.random.fold_in(key, SCORE_STREAM))(keys)
+        final = [jax.tree.map(lambda x, m=m: x[m], state.params) for m in range(len(starts))]
+        objectives = self.negative_elbos(final, score_keys, members, data)
+        history = np.asarray(state.history)
+        return [FitResult(final[m], history[m, :epochs[m]], float(objectives[m]))
+                for m in range(len(starts))]
+
+    def fit(self, params: Params, data: Any, n_rows: int, lam: float, noise_variance: np.ndarray,
+            key: jax.Array, progress: Progress | None = None) -> FitResult:
+        """Optimise one member, ``params`` (e.g. from ``init_params`` or a warm start), on
+        ``data`` (``model.prepare_data(X)``) with ``n_rows`` rows; ``noise_variance`` is
+        ``(p,)`` or ``(1,)`` (the start value when it is learned)."""
+        members = self.members([lam], noise_variance, [0], [n_rows], _dtype(params))
+        return self.fit_members([params], key[None], members, stack([data]), progress)[0]
+
+
+def stack(trees: list) -> Any:
+    """Pytrees of equal structure stacked along a new leading axis."""
+    return jax.tree.map(lambda *leaves: jnp.stack([jnp.asarray(x) for x in leaves]), *trees)
+
+
+def _along(mask: jax.Array, leaf: jax.Array) -> jax.Array:
+    """``mask (M,)`` shaped to broadcast against ``leaf (M, ...)``."""
+    return mask.reshape(mask.shape + (1,) * (jnp.ndim(leaf) - 1))
 
 
 def epochs_per_call(seconds: float, epochs: int, most: int) -> int:
@@ -266,8 +429,3 @@ def epochs_per_call(seconds: float, epochs: int, most: int) -> int:
 
 def _dtype(params: Params):
     return jax.tree.leaves(params)[0].dtype
-
-
-def _scalar(lam: float, params: Params) -> jax.Array:
-    return jnp.asarray(lam, _dtype(params))
-

@@ -17,10 +17,10 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+from prodag.streams import ASSIGNMENT_STREAM
+
 NEGLIGIBLE = 1e-6
 """Components with a smaller weight are dropped (their samples would be rarer than 1 in 10⁶)."""
-ASSIGNMENT_STREAM = 2 ** 21
-"""``fold_in`` index of the key that assigns samples to components."""
 
 
 def evidence_weights(objectives, n_rows: int) -> np.ndarray:

@@ -22,6 +22,7 @@ import numpy as np
 from prodag import preprocessing
 from prodag.checks import check_choice, check_integer, check_positive, check_seed
 from prodag.selection import CRITERIA, VALIDATION_FRACTION
+from prodag.streams import FIRST_STREAM
 
 INITS = ("auto", "prior", "data")
 NOISE_MODELS = ("auto", *preprocessing.NOISE_MODELS)
@@ -219,7 +220,8 @@ def rules() -> dict[str, Callable]:
         "lr": _optional(positive("lr")), "prior_std": positive("prior_std"),
         "noise_variance": _noise_variance, "likelihood": choice("likelihood", LIKELIHOODS),
         "projection": choice("projection", METHODS), "prune": positive("prune", zero=True),
-        "n_chains": integer("n_chains"), "bootstrap": _boolean("bootstrap"),
+        "n_chains": lambda value: check_integer("n_chains", value, minimum=1,
+                                                maximum=FIRST_STREAM - 1), "bootstrap": _boolean("bootstrap"),
         "standardize": _boolean("standardize"), "forbidden": anything,
         "required": anything, "tiers": anything,
         "seed": _optional(check_seed), "progress": _boolean("progress"),
@@ -335,7 +337,7 @@ def optimiser_options(settings):
     """The optimiser's ``prodag.inference.OptimiserOptions`` of ``settings``, with ``lr=None``
     resolved (0.03 for the linear SEM, whose many data starts each keep their own mode at
     that rate whatever the key; 0.1, the paper's, otherwise)."""
-    from prodag.inference import OptimiserOptions
+    from prodag.inference import OptimiserOptions, default_member_batch
 
     training = training_options(settings)
     lr = (LINEAR_LR if settings.sem == "linear" else PAPER_LR) if settings.lr is None \
@@ -343,4 +345,5 @@ def optimiser_options(settings):
     return OptimiserOptions(n_samples=settings.n_samples, max_epochs=settings.max_epochs,
                             patience=training.patience, lr=lr,
                             steps_per_epoch=training.steps_per_epoch,
-                            min_delta=float(training.min_delta))
+                            min_delta=float(training.min_delta),
+                            member_batch=default_member_batch())

@@ -3,7 +3,9 @@
 
 Samples are drawn in batches of a fixed size by one compiled function, so any number of
 samples reuses one compilation; batch ``b`` uses the key ``fold_in(key, b)``, so the first
-``m`` samples of a request for ``n ≥ m`` are the same as those of a request for ``m``.
+``m`` samples of a request for ``n ≥ m`` are the same as those of a request for ``m``. A batch
+draws with the first half of ``split`` of its key, as every earlier version did, so a model
+file saved by any version draws what it drew when it was saved.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag.inference import Params, projected_draw
+from prodag.inference import Params
 from prodag.models.base import StructuralEquationModel
 from prodag.projection import Projector
 
@@ -26,8 +28,8 @@ class PosteriorSampler:
         self.model = model
         self.project = project
         self._draw_batch = jax.jit(
-            lambda params, key, lam: projected_draw(model, project, params, key,
-                                                    SAMPLE_BATCH_SIZE, lam))
+            lambda params, key, lam: model.draw(params.q, jax.random.split(key)[0],
+                                                SAMPLE_BATCH_SIZE, project, lam))
 
     def sample(self, params: Params, key: jax.Array, n: int,
                lam: float) -> tuple[dict[str, np.ndarray], np.ndarray]:

@@ -24,6 +24,7 @@ from prodag import refinement, variational
 from prodag.inference import noise_variance_of
 from prodag.initialization import noise_variance_start
 from prodag.knowledge import Knowledge
+from prodag.streams import DIAGNOSTIC_STREAM, REFINEMENT_STREAM
 
 
 class Prepared(NamedTuple):
@@ -46,15 +47,24 @@ class Prepared(NamedTuple):
     seed: int
 
 
+class ChainRows(NamedTuple):
+    """The rows one chain fits: its λ path's (``fitting.Rows``), those of the refit at the
+    chosen radius after a validation split (or None) and the held-out rows that score the
+    radii, ``(Z_val, observed_val)`` (``(None, None)`` when there are none)."""
+
+    path: fitting.Rows
+    refit: fitting.Rows | None
+    validation: tuple
+
+
 class Plan(NamedTuple):
-    """What the chains run: the compiled engine, each chain's rows of each stage with their
-    starts (``"path"``, ``"refit"`` after a validation split or None, ``"validation"``; the
-    same for every chain unless ``bootstrap``), the starts per chain and the number of fits
-    (for the progress bar)."""
+    """What the chains run: the compiled engine, each chain's rows with their starts (the
+    same ``ChainRows`` for every chain unless ``bagged``), the starts per chain and the number
+    of fits (for the progress bar)."""
 
     engine: object
     config: fitting.ModelConfig
-    rows: list
+    rows: list[ChainRows]
     restarts: int
     n_fits: int
     bagged: bool
@@ -155,25 +165,25 @@ def plan(settings, prepared: Prepared, config: fitting.ModelConfig, dtype) -> Pl
     split = settings.lam == "auto" and training.select_by == "validation" and \
         prepared.Z_val is None
 
-    def with_starts(rows, observed):
-        return rows, observed, fitting.starts(engine, rows, prepared.noise, dtype, config,
-                                              from_data, restarts)
+    def rows_of(Z, observed) -> fitting.Rows:
+        return fitting.rows(engine, Z, observed, prepared.noise, dtype, config, from_data,
+                            restarts)
 
     if settings.bootstrap:
-        rows = [{"path": with_starts(*resample(prepared, prepared.seed, chain)), "refit": None,
-                 "validation": (None, None)} for chain in range(settings.n_chains)]
+        rows = [ChainRows(rows_of(*resample(prepared, prepared.seed, chain)), None,
+                          (None, None)) for chain in range(settings.n_chains)]
     elif not split:
-        rows = [{"path": with_starts(prepared.Z, prepared.observed), "refit": None,
-                 "validation": (prepared.Z_val, None)}] * settings.n_chains
+        rows = [ChainRows(rows_of(prepared.Z, prepared.observed), None,
+                          (prepared.Z_val, None))] * settings.n_chains
     else:
         fraction, seed = training.validation_fraction, prepared.seed
         train, held_out = selection.split_rows(prepared.Z, fraction, seed)
         observed_train, observed_val = (
             (None, None) if prepared.observed is None else
             selection.split_rows(prepared.observed, fraction, seed))
-        rows = [{"path": with_starts(train, observed_train),
-                 "refit": with_starts(prepared.Z, prepared.observed),
-                 "validation": (held_out, observed_val)}] * settings.n_chains
+        rows = [ChainRows(rows_of(train, observed_train),
+                          rows_of(prepared.Z, prepared.observed),
+                          (held_out, observed_val))] * settings.n_chains
     return Plan(engine, config, rows, restarts, n_fits(settings, restarts, split),
                 bool(settings.bootstrap))
 
@@ -198,35 +208,35 @@ def resample(prepared: Prepared, seed: int, chain: int) -> tuple:
             None if prepared.observed is None else prepared.observed[rows])
 
 
-def run_chain(settings, the_plan: Plan, chain: int, noise, key, progress) -> chains.Chain:
-    """Chain ``chain`` (``prodag.chains``): the λ path, or the fixed radius, from every start
-    of its rows, with the chain's training key ``key``."""
-    rows = the_plan.rows[chain]
-
-    def fitter(stage: str):
-        Z, observed, starts = rows[stage]
-        return fitting.fit_with_restarts(the_plan.engine, Z, starts, noise, progress, observed)
-
+def run_chains(settings, the_plan: Plan, noise, keys: list, progress) -> list[chains.Chain]:
+    """Every chain (``prodag.chains``; chain ``c`` trains with ``keys[c]``): the λ path, or
+    the fixed radius, from every start of its rows; each stage of all chains is one batch
+    of members (``prodag.selection.select_lambda``)."""
+    rows = the_plan.rows
+    fit_path = fitting.member_fitter(the_plan.engine, [r.path for r in rows], noise, progress)
     if settings.lam != "auto":
-        lam = float(settings.lam)
-        return chains.Chain([(lam, fit) for fit in fitter("path")(lam, key, f"λ={lam:.3g}")],
-                            None)
+        lam, starts = float(settings.lam), the_plan.restarts
+        fits = fit_path([selection.MemberSpec(c, lam, r, jax.random.fold_in(keys[c], r))
+                         for c in range(len(rows)) for r in range(starts)], f"λ={lam:.3g}")
+        return [chains.Chain([(lam, fit) for fit in sorted(
+            fits[c * starts:(c + 1) * starts], key=lambda fit: fit.objective)], None)
+            for c in range(len(rows))]
     training = training_options(settings)
-    chosen = fitting.fit_lambda_path(
-        the_plan.engine, the_plan.config, fitter("path"), rows["validation"], noise, key,
-        training.select_by, training.n_lambdas, the_plan.restarts,
-        refit=fitter("refit") if rows["refit"] is not None else None)
+    refit = (fitting.member_fitter(the_plan.engine, [r.refit for r in rows], noise, progress)
+             if rows[0].refit is not None else None)
+    selections = fitting.fit_lambda_path(
+        the_plan.engine, the_plan.config, fit_path, [r.validation for r in rows], noise, keys,
+        training.select_by, training.n_lambdas, the_plan.restarts, refit)
     # by the ELBO, every fit of the path is pooled by its evidence (radii that tie share it)
-    fits = (chosen.path_fits if training.select_by == "elbo" and chosen.path_fits
-            else [(chosen.lam, fit) for fit in chosen.results])
-    return chains.Chain(fits, chosen.path)
+    return [chains.Chain(chosen.path_fits if training.select_by == "elbo" and chosen.path_fits
+                         else [(chosen.lam, fit) for fit in chosen.results], chosen.path)
+            for chosen in selections]
 
 
-def scored_data(the_plan: Plan, chain: int, dtype):
+def scored_data(the_plan: Plan, chain: int):
     """The prepared data (``model.prepare_data``) of the rows chain ``chain``'s fits are
     scored on: all rows after a validation split, else the rows its λ path fitted."""
-    Z, observed, _ = the_plan.rows[chain]["refit"] or the_plan.rows[chain]["path"]
-    return the_plan.engine.model.prepare_data(jnp.asarray(Z, dtype), observed)
+    return (the_plan.rows[chain].refit or the_plan.rows[chain].path).data
 
 
 def pool(the_plan: Plan, runs: list, prepared: Prepared, key, dtype) -> Posterior:
@@ -234,12 +244,12 @@ def pool(the_plan: Plan, runs: list, prepared: Prepared, key, dtype) -> Posterio
     weighted by its evidence (``prodag.mixture``); the chains compared (``prodag.chains``)."""
     n = prepared.Z.shape[0]
     fits, chain_of = chains.contenders(runs, n, per_chain=the_plan.bagged)
-    score_key = jax.random.fold_in(key, chains.DIAGNOSTIC_STREAM)
+    score_key = jax.random.fold_in(key, DIAGNOSTIC_STREAM)
     objectives = np.empty(len(fits))
     # bagged chains are scored on the rows each fitted; the others share one set of rows
     groups = np.unique(chain_of) if the_plan.bagged else [int(chain_of[0])]
     for chain in groups:
-        data = scored_data(the_plan, chain, dtype)
+        data = scored_data(the_plan, chain)
         members = (np.flatnonzero(chain_of == chain) if the_plan.bagged
                    else np.arange(len(fits)))
         objectives[members] = chains.rescore(the_plan.engine, [fits[i] for i in members],
@@ -265,8 +275,6 @@ def pool(the_plan: Plan, runs: list, prepared: Prepared, key, dtype) -> Posterio
 
 REFINED_DRAWS = 1000
 """Draws a refined posterior keeps (``TrainingOptions.refine_steps``)."""
-REFINEMENT_STREAM = 2 ** 22
-"""``fold_in`` index of the key that draws and refines them."""
 
 
 def mixture_draws(posterior: Posterior, noise: np.ndarray, key,
@@ -303,11 +311,11 @@ def refine(settings, the_plan: Plan, posterior: Posterior, prepared: Prepared, k
     weights_tilde, lams, noise, chain = mixture_draws(posterior, prepared.noise, key,
                                                       REFINED_DRAWS)
     if the_plan.bagged:
-        resamples = [scored_data(the_plan, c, dtype) for c in range(len(the_plan.rows))]
+        resamples = [scored_data(the_plan, c) for c in range(len(the_plan.rows))]
         data = jax.tree.map(lambda *parts: jnp.stack(parts), *resamples)
         resample = jnp.asarray(chain)
     else:
-        data, resample = scored_data(the_plan, 0, dtype), None
+        data, resample = scored_data(the_plan, 0), None
     target = refinement.Target(data, jnp.asarray(lams, dtype), jnp.asarray(noise, dtype),
                                float(training.prior_mean), float(settings.prior_std),
                                resample)

@@ -53,9 +53,10 @@ class Progress:
         if self.bar is not None:
             self.bar.set_postfix_str(f"epoch {epoch}, loss {objective:.4g}")
 
-    def fit_done(self) -> None:
-        if self.bar is not None:
-            self.bar.update(1)
+    def fit_done(self, count: int = 1) -> None:
+        """``count`` more fits have finished."""
+        if self.bar is not None and count:
+            self.bar.update(count)
 
     def __enter__(self) -> "Progress":
         return self

@@ -78,53 +78,93 @@ class Selection(NamedTuple):
         return self.results[0]
 
 
-def select_lambda(fit_at: Callable[..., Any], lam_max_of: Callable[[Any, jax.Array], float],
-                  score: Callable[[Any, float, jax.Array], float], n_lambdas: int,
-                  criterion: str, key: jax.Array, n_restarts: int = 1,
-                  refit: Callable[..., Any] | None = None) -> Selection:
-    """Fit the λ path (module docstring) and return the fits at the chosen radius.
+class MemberSpec(NamedTuple):
+    """One fit of a batch: chain ``chain``'s start number ``start`` at radius ``lam``,
+    trained with ``key``."""
 
-    ``fit_at(lam, key, stage, restarts)`` fits one radius from the starts numbered
-    ``restarts`` and returns the fits, best objective first; ``lam_max_of(result, key)`` is
-    the mean ``‖W‖₁`` of the λ = ∞ fit's posterior; ``score(result, lam, key)`` rates a fit
-    (higher is better); ``refit(lam, key, stage)``, if given, fits the chosen radius again (on
-    all rows, from every start) and ends the path. Otherwise the λ = ∞ fit and every radius
-    are fitted from the first start only, the other ``n_restarts - 1`` starts are spent on the
-    ``POLISHED_RADII`` best radii, and the radius whose best fit scores best is chosen
-    (``docs/findings.md``: restarts elsewhere did not change the choice).
+    chain: int
+    lam: float
+    start: int
+    key: Any
+
+
+FitMembers = Callable[[list, str], list]
+"""``fit_members(specs, stage)``: fit every ``MemberSpec`` (one batch) and return one fit
+per spec, in order; ``stage`` names the batch on the progress bar."""
+
+
+def select_lambda(fit_path: FitMembers, lam_max_of: Callable[[int, Any, Any], float],
+                  score: Callable[[int, Any, float, Any], float], n_lambdas: int,
+                  criterion: str, keys: list, n_restarts: int = 1,
+                  refit: FitMembers | None = None) -> list[Selection]:
+    """Fit the λ path (module docstring) of every chain at once and return each chain's fits
+    at its chosen radius. Chain ``c`` trains from ``keys[c]``.
+
+    Each stage is one batch of members over the chains (``fit_path``): the λ = ∞ fits; then
+    every radius of every chain's grid from the first start; then the other
+    ``n_restarts - 1`` starts at each chain's ``POLISHED_RADII`` best radii, and each chain
+    keeps the radius whose best fit scores best (``docs/findings.md``: restarts elsewhere did
+    not change the choice). ``lam_max_of(c, fit, key)`` is the mean ``‖W‖₁`` of the λ = ∞
+    fit's posterior; ``score(c, fit, lam, key)`` rates a fit (higher is better);
+    ``refit(specs, stage)``, if given, fits each chain's chosen radius again (on all rows,
+    from every start) and ends the path.
     """
     import jax
 
-    fit_key, score_key, sample_key, refit_key = jax.random.split(key, 4)
-    first = range(1)
-    unbounded = fit_at(math.inf, fit_key, "λ=∞", first)[0]
-    lam_max = lam_max_of(unbounded, sample_key)
-    grid = lambda_grid(lam_max, n_lambdas)
-    scores, results = [], []
-    for i, lam in enumerate(grid):
-        results.append(fit_at(float(lam), jax.random.fold_in(fit_key, i + 1),
-                              f"radius {i + 1}/{n_lambdas} (λ={lam:.3g})", first))
-        scores.append(score(results[-1][0], float(lam), score_key))
-    path = {"lambdas": grid.tolist(), "criterion": criterion, "scores": scores,
-            "lam_max": lam_max}
+    chains = range(len(keys))
+    fit_key, score_key, sample_key, refit_key = zip(*(jax.random.split(k, 4) for k in keys))
+    unbounded = fit_path([MemberSpec(c, math.inf, 0, jax.random.fold_in(fit_key[c], 0))
+                          for c in chains], "λ=∞")
+    grids = [lambda_grid(lam_max_of(c, unbounded[c], sample_key[c]), n_lambdas)
+             for c in chains]
+
+    def radius_key(c: int, i: int, start: int):
+        return jax.random.fold_in(jax.random.fold_in(fit_key[c], i + 1), start)
+
+    firsts = fit_path([MemberSpec(c, float(lam), 0, radius_key(c, i, 0))
+                       for c in chains for i, lam in enumerate(grids[c])],
+                      f"{n_lambdas} radii")
+    results = [[[firsts[c * n_lambdas + i]] for i in range(n_lambdas)] for c in chains]
+    scores = [[score(c, results[c][i][0], float(lam), score_key[c])
+               for i, lam in enumerate(grids[c])] for c in chains]
+    paths = [{"lambdas": grids[c].tolist(), "criterion": criterion, "scores": scores[c],
+              "lam_max": float(grids[c][0])} for c in chains]
     if refit is not None:
-        lam = float(grid[int(np.nanargmax(scores))])
-        return Selection(refit(lam, refit_key, f"λ={lam:.3g} on all rows"), lam, path)
-    path_fits = [(float(lam), fit) for lam, fits in zip(grid, results) for fit in fits]
+        chosen = [float(grids[c][int(np.nanargmax(scores[c]))]) for c in chains]
+        fits = refit([MemberSpec(c, chosen[c], r, jax.random.fold_in(refit_key[c], r))
+                      for c in chains for r in range(n_restarts)], "chosen λ on all rows")
+        return [Selection(_by_objective(fits[c * n_restarts:(c + 1) * n_restarts]), chosen[c],
+                          paths[c]) for c in chains]
+    path_fits = [[(float(lam), fit) for lam, fits in zip(grids[c], results[c]) for fit in fits]
+                 for c in chains]
     if n_restarts == 1:
-        best = _best_indices(scores, 1)[0]
-        return Selection(results[best], float(grid[best]), path, path_fits)
-    candidates = []
-    for i in _best_indices(scores, POLISHED_RADII):
-        lam = float(grid[i])
-        others = fit_at(lam, jax.random.fold_in(fit_key, i + 1), f"λ={lam:.3g}",
-                        range(1, n_restarts))
-        path_fits += [(lam, fit) for fit in others]
-        fits = sorted(results[i] + others, key=lambda fit: fit.objective)
-        candidates.append((score(fits[0], lam, score_key), lam, fits))
-    path["polished"] = [[lam, value] for value, lam, _ in candidates]
-    value, lam, fits = max(candidates, key=lambda candidate: candidate[0])
-    return Selection(fits, lam, path, path_fits)
+        best = [_best_indices(scores[c], 1)[0] for c in chains]
+        return [Selection(results[c][best[c]], float(grids[c][best[c]]), paths[c],
+                          path_fits[c]) for c in chains]
+    polished = [(c, i) for c in chains for i in _best_indices(scores[c], POLISHED_RADII)]
+    others = fit_path([MemberSpec(c, float(grids[c][i]), r, radius_key(c, i, r))
+                       for c, i in polished for r in range(1, n_restarts)],
+                      f"{POLISHED_RADII} radii × {n_restarts - 1} starts")
+    selections = []
+    for c in chains:
+        candidates = []
+        for number, (chain, i) in enumerate(polished):
+            if chain != c:
+                continue
+            lam = float(grids[c][i])
+            extra = others[number * (n_restarts - 1):(number + 1) * (n_restarts - 1)]
+            path_fits[c] += [(lam, fit) for fit in extra]
+            fits = _by_objective(results[c][i] + extra)
+            candidates.append((score(c, fits[0], lam, score_key[c]), lam, fits))
+        paths[c]["polished"] = [[lam, value] for value, lam, _ in candidates]
+        value, lam, fits = max(candidates, key=lambda candidate: candidate[0])
+        selections.append(Selection(fits, lam, paths[c], path_fits[c]))
+    return selections
+
+
+def _by_objective(fits: list) -> list:
+    """Fits sorted by their final objective, best first."""
+    return sorted(fits, key=lambda fit: fit.objective)
 
 
 def _best_indices(scores: list[float], k: int) -> list[int]:

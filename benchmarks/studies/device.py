@@ -1,0 +1,181 @@
+"""CPU against accelerator: the projection, a default fit and members per second.
+
+One script for a machine with a GPU (it runs on a CPU alone too, printing the CPU rows):
+
+* projection (``method="auto"``, λ = ∞, prior-like input) at p = 20, 100, 400 and L = 100,
+  1000 on every backend: the median of ``--repeats`` compiled calls;
+* a default linear fit (p = 20 and 100, s = 2p, n = 100, simulated), the second in the
+  process (compiles cached), on the default backend, and on the CPU for ``--cpu-fit-p``;
+* members per second: a batch of M one-radius members (p = 20, L = 100, 20 epochs, no
+  early stopping) on every backend, for M = 1, 2, 4, ... ``--members``.
+
+Every section stops starting new rows once ``--budget`` seconds have passed. Prints a table
+per section and writes ``benchmarks/results/device_<device>.json`` (and a copy to ``--out``).
+
+    PYTHONPATH=src python -m benchmarks.studies.device              # all sections
+    PYTHONPATH=src python -m benchmarks.studies.device --quick      # small sizes, a smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import re
+import statistics
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import RESULTS_DIR
+
+
+def backends() -> list[str]:
+    """``"cpu"`` and the default backend if it is another."""
+    default = jax.default_backend()
+    return ["cpu"] if default == "cpu" else [default, "cpu"]
+
+
+def device_name(backend: str) -> str:
+    """The first device of ``backend`` in words (its kind, e.g. 'NVIDIA H200')."""
+    device = jax.devices(backend)[0]
+    return getattr(device, "device_kind", backend) or backend
+
+
+def timed(function, repeats: int) -> float:
+    """Median seconds of ``repeats`` calls of ``function`` (after one that compiles)."""
+    jax.block_until_ready(function())
+    times = []
+    for _ in range(repeats):
+        began = time.perf_counter()
+        jax.block_until_ready(function())
+        times.append(time.perf_counter() - began)
+    return statistics.median(times)
+
+
+def projection_rows(sizes, samples, repeats, deadline) -> list[dict]:
+    from prodag.projection import project
+
+    rows = []
+    for backend in backends():
+        device = jax.devices(backend)[0]
+        for p in sizes:
+            for L in samples:
+                if time.perf_counter() > deadline:
+                    return rows
+                rng = np.random.default_rng(0)
+                W = rng.normal(size=(L, p, p)).astype(np.float32)
+                W[:, np.arange(p), np.arange(p)] = 0.0
+                with jax.default_device(device):
+                    W_device = jax.device_put(W, device)
+                    run = jax.jit(lambda W: project(W, jnp.inf))
+                    seconds = timed(lambda: run(W_device), repeats)
+                rows.append({"backend": backend, "p": p, "L": L, "ms": 1e3 * seconds})
+                print(f"projection {backend:>4} p={p:<4} L={L:<5} {1e3 * seconds:9.2f} ms",
+                      flush=True)
+    return rows
+
+
+def fit_rows(sizes, cpu_sizes, deadline) -> list[dict]:
+    from prodag import ProDAG, metrics, simulate
+
+    rows = []
+    for backend in backends():
+        for p in sizes if backend != "cpu" or len(backends()) == 1 else cpu_sizes:
+            if time.perf_counter() > deadline:
+                return rows
+            data = simulate.dataset(p, 2 * p, 100, seed=0)
+            with jax.default_device(jax.devices(backend)[0]):
+                seconds = []
+                for seed in (1, 0):  # the first compiles
+                    began = time.perf_counter()
+                    estimator = ProDAG(seed=seed, progress=False).fit(data.X)
+                    seconds.append(time.perf_counter() - began)
+                scores = metrics.evaluate(data.adjacency, estimator.sample(1000))
+            rows.append({"backend": backend, "p": p, "first_s": seconds[0],
+                         "second_s": seconds[1], **{k: float(v) for k, v in scores.items()}})
+            print(f"default fit {backend:>4} p={p:<4} first {seconds[0]:7.1f} s, "
+                  f"second {seconds[1]:7.1f} s; E-SHD {scores['eshd']:.2f}", flush=True)
+    return rows
+
+
+def member_rows(most, deadline, p=20, epochs=20) -> list[dict]:
+    from prodag import fitting, simulate
+    from prodag.inference import OptimiserOptions, stack
+
+    data = simulate.dataset(p, 2 * p, 100, seed=0).X
+    Z = (data - data.mean(0)) / data.std(0)
+    config = fitting.ModelConfig.create("linear", 10, 1, "sigmoid", True, "auto", 0.0)
+    rows = []
+    for backend in backends():
+        device = jax.devices(backend)[0]
+        with jax.default_device(device):
+            batch = 1 if backend == "cpu" else 0
+            options = OptimiserOptions(max_epochs=epochs, patience=10 ** 6, lr=0.03,
+                                       member_batch=batch)
+            engine = fitting.VariationalInference(config.model(), config.projector(), options)
+            start = engine.init_params(p, np.ones(1), jnp.float32)
+            prepared = stack([engine.model.prepare_data(jnp.asarray(Z, jnp.float32))])
+            one = None
+            M = 1
+            while M <= most and time.perf_counter() < deadline:
+                members = engine.members([5.0] * M, np.ones(1), [0] * M, [100] * M,
+                                         jnp.float32)
+                keys = jax.random.split(jax.random.PRNGKey(0), M)
+                engine.fit_members([start] * M, keys, members, prepared)  # compiles
+                began = time.perf_counter()
+                engine.fit_members([start] * M, keys, members, prepared)
+                seconds = time.perf_counter() - began
+                one = seconds if one is None else one
+                rows.append({"backend": backend, "members": M, "seconds": seconds,
+                             "relative_to_one": seconds / one,
+                             "members_per_second": M / seconds, "member_batch": batch})
+                print(f"members {backend:>4} M={M:<3} {seconds:7.2f} s "
+                      f"({seconds / one:5.2f}x one member; {M / seconds:6.2f} members/s)",
+                      flush=True)
+                M *= 2
+    return rows
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
+    parser.add_argument("--sections", nargs="+", default=["projection", "members", "fit"],
+                        choices=["projection", "members", "fit"])
+    parser.add_argument("--fit-p", type=int, nargs="+", default=[20, 100])
+    parser.add_argument("--cpu-fit-p", type=int, nargs="+", default=[20])
+    parser.add_argument("--members", type=int, default=32)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--budget", type=float, default=420.0,
+                        help="seconds after which no new row starts")
+    parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.fit_p, args.cpu_fit_p, args.members, args.repeats = [10], [10], 4, 2
+    deadline = time.perf_counter() + args.budget
+    result = {"devices": {b: device_name(b) for b in backends()},
+              "jax": jax.__version__, "machine": platform.processor() or platform.machine(),
+              "settings": {k: (str(v) if isinstance(v, Path) else v)
+                           for k, v in vars(args).items()}}
+    sizes = ([20, 100] if args.quick else [20, 100, 400], [100, 1000])
+    if "projection" in args.sections:
+        result["projection"] = projection_rows(*sizes, args.repeats, deadline)
+    if "members" in args.sections:
+        result["members"] = member_rows(args.members, deadline)
+    if "fit" in args.sections:
+        result["fit"] = fit_rows(args.fit_p, args.cpu_fit_p, deadline)
+    name = re.sub(r"[^A-Za-z0-9]+", "-", result["devices"][backends()[0]]).strip("-").lower()
+    text = json.dumps(result, indent=1) + "\n"
+    out = RESULTS_DIR / f"device_{name}{'_quick' if args.quick else ''}.json"
+    out.write_text(text)
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / out.name).write_text(text)
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
