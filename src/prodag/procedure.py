@@ -14,8 +14,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag import (chains, diagnostics, fitting, mixture, parameters, preprocessing, selection,
-                    validation)
+from prodag import (assumptions, chains, diagnostics, fitting, mixture, parameters,
+                    preprocessing, selection, validation)
 from prodag.checks import check_positive_vector, check_seed
 from prodag.parameters import (optimiser_options, resolved_init, resolved_restarts,
                                training_options)
@@ -98,6 +98,7 @@ def preprocess(settings, X, X_val, interventions, conditions,
         raise ValueError("X_val cannot be combined with interventions or conditions: choose "
                          "lam by the ELBO (TrainingOptions(select_by='elbo')) or let ProDAG "
                          "split its own validation rows.")
+    assumptions.warn_assumptions(data, columns, groups, mask)
     labels, condition_means = None, None
     if groups is not None:
         data, condition_means = interventions_module.centre_within(data, groups)
