@@ -170,7 +170,7 @@ class ProDAG(ParameterProtocol):
                     for c in range(self.n_chains)]
             progress.stage("pooling the fits")
             posterior = procedure.pool(the_plan, runs, prepared, key, self._dtype())
-            refined = procedure.refine(self, the_plan, posterior, prepared, key, self._dtype(),
+            refined = procedure.finish(self, the_plan, posterior, prepared, key, self._dtype(),
                                        progress)
         self._store(posterior, prepared.noise, the_plan.restarts, refined)
         if not self.bootstrap:  # bagged chains differ by design: their spread is the data's
