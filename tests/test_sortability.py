@@ -15,7 +15,7 @@ CHAIN = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]], float)  # x0 -> x1 -> x2
 
 def _chain_data(n=20000, seed=0):
     """x0 -> x1 -> x2 with weight 1 and unit noise: variances 1, 2, 3; R² 1/2, 3/4, 2/3
-    (the precision matrix is (I - W)(I - W)ᵀ, diagonal 2, 2, 1, and R²_j = 1 − 1/(Σ_jj Θ_jj))."""
+    (the precision matrix is (I - W)(I - W)ᵀ, diagonal 2, 2, 1; R²_j = 1 − 1/(Σ_jj Θ_jj))."""
     rng = np.random.default_rng(seed)
     noise = rng.standard_normal((n, 3))
     x0 = noise[:, 0]

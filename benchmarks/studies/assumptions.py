@@ -69,7 +69,8 @@ def main() -> None:
           f"{table.max_correlation.max():.4f} (threshold {assumptions.NEAR_DUPLICATE:g}), "
           f"fewest values {table.fewest_values.min()}, worst spike share "
           f"{table.spike_share.max():.2f} (threshold {assumptions.SPIKE_SHARE:g}), sorted or "
-          f"calendar columns {table.calendar.sum()}, tables warned {int(table.fired.map(bool).sum())}")
+          f"calendar columns {table.calendar.sum()}, "
+          f"tables warned {int(table.fired.map(bool).sum())}")
     sachs = datasets.load_sachs()
     names = list(sachs.variables)
     raw = sachs.data[names].to_numpy(float)

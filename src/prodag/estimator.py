@@ -105,7 +105,7 @@ class ProDAG(ParameterProtocol):
     params_, lam_, lambda_path_ : Params, float, dict or None
         The first component, its radius and its chain's λ grid with scores (None: fixed λ).
     diagnostics_ : dict
-        The chains' agreement (``prodag.chains.diagnose``).
+        The chains' agreement (``prodag.chains.diagnose``); what orients the edges: "sortability".
     refined_ : prodag.refinement.Refined or None
         With ``TrainingOptions(refine_steps=...)``: the refined draws, which are then the
         posterior (``sample`` takes them in a random order, with replacement beyond their
