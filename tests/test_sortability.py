@@ -97,3 +97,16 @@ def test_the_warning_and_the_closing_line():
     assert "data's units" not in line
     assert "(0.70 in the data's units)" in describe({**report, "varsortability_data_units": 0.7})
     assert describe(None) is None and describe({**report, "varsortability": None}) is None
+
+
+def test_a_constant_column_neither_breaks_r_squared_nor_the_time_order_check():
+    from prodag.assumptions import time_order
+
+    X = _chain_data(500)
+    with_constant = np.column_stack([X, np.ones(500)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(r_squared(with_constant), [*r_squared(X), 0.0], atol=1e-9)
+        groups = np.repeat([0, 1], 250)
+        shifted = np.column_stack([X, groups.astype(float)])  # constant within each group
+        assert time_order(shifted, groups) is None

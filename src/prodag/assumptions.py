@@ -134,14 +134,17 @@ def lag1_autocorrelation(data: np.ndarray, groups: np.ndarray | None = None) -> 
             centred[groups == group] -= centred[groups == group].mean(axis=0)
     same = (np.ones(len(data) - 1, bool) if groups is None else groups[1:] == groups[:-1])
     products = (centred[:-1] * centred[1:])[same].sum(axis=0)
-    return products / (centred ** 2).sum(axis=0)
+    squares = (centred ** 2).sum(axis=0)
+    return np.where(squares > 0, products / np.where(squares > 0, squares, 1.0), np.nan)
 
 
 def time_order(data: np.ndarray, groups: np.ndarray | None = None) -> float | None:
     """The median absolute lag-1 autocorrelation over the columns of ``data (n, p)``
-    (``lag1_autocorrelation``) when it exceeds ``max(LAG1_FLOOR, LAG1_SDS / sqrt(n))``
-    (module constants), else None."""
-    median = float(np.median(np.abs(lag1_autocorrelation(data, groups))))
+    (``lag1_autocorrelation``; columns constant within every group left out) when it
+    exceeds ``max(LAG1_FLOOR, LAG1_SDS / sqrt(n))`` (module constants), else None."""
+    values = np.abs(lag1_autocorrelation(data, groups))
+    values = values[np.isfinite(values)]
+    median = float(np.median(values)) if values.size else 0.0
     return median if median > max(LAG1_FLOOR, LAG1_SDS / np.sqrt(len(data))) else None
 
 

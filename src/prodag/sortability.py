@@ -56,13 +56,18 @@ def sortability(probabilities: np.ndarray, scores: np.ndarray,
 def r_squared(data: np.ndarray) -> np.ndarray:
     """The R² ``(p,)`` of each column of ``data (n, p)`` regressed (with an intercept) on all
     the others: ``1 − 1 / (C⁻¹)_jj`` for the correlation matrix ``C``; 1 everywhere when
-    ``n ≤ p`` (every column then fits exactly)."""
+    ``n ≤ p`` (every column then fits exactly). A constant column has R² 0 and explains
+    nothing of the others."""
     n, p = data.shape
     if p == 1:
         return np.zeros(1)
     if n <= p:
         return np.ones(p)
-    precision = np.linalg.pinv(np.corrcoef(data, rowvar=False), hermitian=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        correlation = np.corrcoef(data, rowvar=False)
+    correlation = np.where(np.isfinite(correlation), correlation, 0.0)
+    np.fill_diagonal(correlation, 1.0)
+    precision = np.linalg.pinv(correlation, hermitian=True)
     with np.errstate(divide="ignore"):
         return np.clip(1 - 1 / np.diag(precision), 0.0, 1.0)
 
