@@ -137,6 +137,12 @@ def test_a_fit_checks_once_per_kind_before_fitting(table):
         procedure.preprocess(ProDAG(seed=0, **TINY), frame, None, None, None)
     messages = [str(w.message) for w in caught if issubclass(w.category, AssumptionWarning)]
     assert len(messages) == 2 and "year" in messages[0] and "sex" in messages[1]
+    # with sex in the first tier, as the warning advises, only the calendar column is left
+    settings = {**TINY, "tiers": [["sex"], [c for c in frame.columns if c != "sex"]]}
+    with pytest.warns(AssumptionWarning) as caught:
+        procedure.preprocess(ProDAG(seed=0, **settings), frame, None, None, None)
+    messages = [str(w.message) for w in caught if issubclass(w.category, AssumptionWarning)]
+    assert len(messages) == 1 and "year" in messages[0]
 
 
 def test_every_warning_links_a_section_of_the_guide():

@@ -149,19 +149,21 @@ def time_order(data: np.ndarray, groups: np.ndarray | None = None) -> float | No
 
 
 def warn_assumptions(data: np.ndarray, names: list[str], groups: np.ndarray | None = None,
-                     mask: np.ndarray | None = None) -> dict:
+                     mask: np.ndarray | None = None, knowledge=None) -> dict:
     """Warn (``AssumptionWarning``, one per kind) about the index and calendar columns, the
-    spikes, the few-valued columns (each column named once, in that order), the
-    near-duplicate pairs and time-ordered rows of ``data (n, p)``, checked as
+    spikes, the few-valued columns (each column named once, in that order; not those the
+    ``prodag.knowledge.Knowledge`` puts in the first tier, where nothing measured can cause
+    them), the near-duplicate pairs and time-ordered rows of ``data (n, p)``, checked as
     ``prodag.validation.check_data`` returns them. Rows are compared for time order within
     ``groups (n,)`` (the experimental conditions' codes) or, without them, within each set of
     intervention targets of ``mask (n, p)``. Returns what was found, by kind."""
     if groups is None and mask is not None:
         groups = np.unique(mask, axis=0, return_inverse=True)[1].reshape(-1)
+    first_tier = set() if knowledge is None else set(np.flatnonzero(knowledge.tier_of() == 0))
     calendar = calendar_columns(data, names)
     spikes = {j: row for j, row in spike_columns(data).items() if j not in calendar}
     few = {j: values for j, values in few_valued_columns(data).items()
-           if j not in calendar and j not in spikes}
+           if j not in calendar and j not in spikes and j not in first_tier}
     found = {"calendar": calendar, "spikes": spikes, "few_valued": few,
              "near_duplicates": near_duplicate_pairs(data), "lag1": time_order(data, groups)}
     for kind, message in _messages(found, data, names).items():

@@ -99,12 +99,12 @@ def preprocess(settings, X, X_val, interventions, conditions,
         raise ValueError("X_val cannot be combined with interventions or conditions: choose "
                          "lam by the ELBO (TrainingOptions(select_by='elbo')) or let ProDAG "
                          "split its own validation rows.")
-    assumptions.warn_assumptions(data, columns, groups, mask)
+    knowledge = Knowledge.create(columns, settings.forbidden, settings.required, settings.tiers)
+    assumptions.warn_assumptions(data, columns, groups, mask, knowledge)
     labels, condition_means = None, None
     if groups is not None:
         data, condition_means = interventions_module.centre_within(data, groups)
         labels = interventions_module.condition_labels(conditions, mask, groups, columns)
-    knowledge = Knowledge.create(columns, settings.forbidden, settings.required, settings.tiers)
     seed = (check_seed(settings.seed) if settings.seed is not None
             else int(np.random.SeedSequence().entropy % (2 ** 31)))
     if intervention_kind == "activity" and mask is not None:
