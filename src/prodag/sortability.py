@@ -118,8 +118,9 @@ def warn_scale_orientation(report: dict, standardize: bool, noise_variance) -> b
     warnings.warn(
         f"{report['varsortability']:.2f} of the posterior's expected edges point from the "
         "variable with the smaller variance to the one with the larger: with one noise "
-        "variance for every variable that is what orients them, so the directions are right "
-        "only if all columns share one unit and their noises truly vary alike. Compare "
+        "variance for every variable, the data's scale alone can orient them, so directions "
+        "not fixed by interventions or knowledge are right only if all columns share one "
+        "unit and their noises truly vary alike. Compare "
         "with a fit on standardised data (prodag fit --standardize; "
         "ProDAG(standardize=True); add --noise-variance estimate if the columns have units "
         "of their own) and trust only the directions both fits share. See "
