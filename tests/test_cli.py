@@ -182,6 +182,11 @@ def test_fit_writes_consistent_probabilities_samples_and_summary(fitted):
     weights = summary["mixture_weights"]
     assert len(weights) >= 1 and sum(weights) == pytest.approx(1.0)
     assert ("mixes" in output) == (len(weights) > 1)
+    report = summary["sortability"]
+    assert set(report) == {"expected_edges", "varsortability", "varsortability_data_units",
+                           "r2_sortability"}
+    assert report["expected_edges"] == pytest.approx(probs.to_numpy().sum(), abs=1.5)
+    assert f"Orientation: {report['varsortability']:.2f} of the expected edges" in output
     if listed:
         best = max(summary["edges"], key=lambda e: e["probability"])
         assert f"{best['source']} -> {best['target']}" in output

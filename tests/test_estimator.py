@@ -64,6 +64,21 @@ def test_samples_are_exact_dags(path_fit):
     assert 0 < path_fit.lam_ <= path_fit.lambda_path_["lam_max"]
 
 
+def test_a_fit_reports_what_orients_its_edges(path_fit, small_fit):
+    from prodag.sortability import scale_orients, sortability
+
+    # unstandardised, the chain's variances grow along it: equal noise orients by them
+    report = path_fit.diagnostics_["sortability"]
+    probabilities = path_fit.edge_probabilities(1000)
+    assert report["expected_edges"] == pytest.approx(probabilities.sum(), abs=0.3)
+    variances = _chain_data(2300, seed=3).iloc[:2000].var(axis=0, ddof=0).to_numpy()
+    assert report["varsortability_data_units"] == pytest.approx(
+        sortability(probabilities, variances), abs=0.05)
+    assert scale_orients(report, False, "equal")
+    # standardised, every variance is 1: no edge can follow them
+    assert small_fit.diagnostics_["sortability"]["varsortability"] == 0.5
+
+
 def test_sampling_is_reproducible_and_seedable(small_fit):
     first = small_fit.sample(150)
     np.testing.assert_array_equal(first, small_fit.sample(150))
@@ -88,6 +103,7 @@ def test_save_load_round_trip(small_fit, tmp_path):
     assert loaded.objective_ == small_fit.objective_ and np.isfinite(loaded.objective_)
     np.testing.assert_array_equal(loaded.sample(120), small_fit.sample(120))
     np.testing.assert_array_equal(loaded.edge_probabilities(), small_fit.edge_probabilities())
+    assert loaded.diagnostics_["sortability"] == small_fit.diagnostics_["sortability"]
     with np.load(path, allow_pickle=False) as archive:  # readable without pickle
         assert "metadata" in archive.files
 

@@ -15,6 +15,7 @@ _LAZY_ATTRIBUTES = {
     "TrainingOptions": "prodag.parameters",
     "NetworkOptions": "prodag.parameters",
     "Tiers": "prodag.knowledge",
+    "AssumptionWarning": "prodag.assumptions",
 }
 _LAZY_MODULES = ("simulate", "metrics", "datasets", "graph", "plotting")
 

@@ -103,7 +103,7 @@ class ProDAG(ParameterProtocol):
     params_, lam_, lambda_path_ : Params, float, dict or None
         The first component, its radius and its chain's λ grid with scores (None: fixed λ).
     diagnostics_ : dict
-        The chains' agreement (``prodag.chains.diagnose``).
+        The chains' agreement (``prodag.chains.diagnose``); what orients the edges: "sortability".
     refined_ : prodag.refinement.Refined or None
         With ``TrainingOptions(refine_steps=...)``: the refined draws, which are then the
         posterior (``sample`` takes them in a random order, with replacement beyond their
@@ -168,7 +168,7 @@ class ProDAG(ParameterProtocol):
                                          for c in range(self.n_chains)], progress)
             progress.stage("pooling the fits")
             posterior = procedure.pool(the_plan, runs, prepared, key, self._dtype())
-            refined = procedure.refine(self, the_plan, posterior, prepared, key, self._dtype(),
+            refined = procedure.finish(self, the_plan, posterior, prepared, key, self._dtype(),
                                        progress)
         self._store(posterior, prepared.noise, the_plan.restarts, refined)
         if not self.bootstrap:  # bagged chains differ by design: their spread is the data's

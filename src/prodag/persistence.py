@@ -218,8 +218,13 @@ def _diagnostics(diagnostics, columns: list[str], check: Checker):
         return None
     fields = {"n_chains", "max_difference", "mean_difference", "threshold",
               "disagreeing_edges", "chain_elbos"}
-    check.that(isinstance(diagnostics, dict) and set(diagnostics) == fields,
-               f"'diagnostics_' must be an object with the fields {sorted(fields)}")
+    check.that(isinstance(diagnostics, dict) and set(diagnostics) - {"sortability"} == fields,
+               f"'diagnostics_' must be an object with the fields {sorted(fields)} (and "
+               "'sortability')")
+    report = diagnostics.get("sortability", {})
+    check.that(isinstance(report, dict) and all(
+        value is None or isinstance(value, (int, float)) for value in report.values()),
+        "'diagnostics_.sortability' must map names to numbers or null")
     n_chains = diagnostics["n_chains"]
     check.that(isinstance(n_chains, int) and n_chains >= 1
                and isinstance(diagnostics["chain_elbos"], list)

@@ -14,8 +14,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag import (chains, diagnostics, fitting, mixture, parameters, preprocessing, selection,
-                    validation)
+from prodag import (assumptions, chains, diagnostics, fitting, mixture, parameters,
+                    preprocessing, selection, sortability, validation)
 from prodag.checks import check_positive_vector, check_seed
 from prodag.parameters import (optimiser_options, resolved_init, resolved_restarts,
                                training_options)
@@ -72,8 +72,8 @@ class Plan(NamedTuple):
 
 class Posterior(NamedTuple):
     """The pooled posterior: components (best first) with their weights, radii and chains,
-    the λ path of the best component's chain, its history and objective, and the chains'
-    diagnostics."""
+    the λ path of the best component's chain, its history and objective, the chains'
+    diagnostics and the pooled edge probabilities ``(p, p)``."""
 
     components: list
     weights: np.ndarray
@@ -83,6 +83,7 @@ class Posterior(NamedTuple):
     history: np.ndarray
     objective: float
     diagnostics: dict
+    edge_probabilities: np.ndarray
 
 
 def preprocess(settings, X, X_val, interventions, conditions,
@@ -108,11 +109,12 @@ def preprocess(settings, X, X_val, interventions, conditions,
         raise ValueError("X_val cannot be combined with interventions or conditions: choose "
                          "lam by the ELBO (TrainingOptions(select_by='elbo')) or let ProDAG "
                          "split its own validation rows.")
+    knowledge = Knowledge.create(columns, settings.forbidden, settings.required, settings.tiers)
+    assumptions.warn_assumptions(data, columns, groups, mask, knowledge)
     labels, condition_means = None, None
     if groups is not None:
         data, condition_means = interventions_module.centre_within(data, groups)
         labels = interventions_module.condition_labels(conditions, mask, groups, columns)
-    knowledge = Knowledge.create(columns, settings.forbidden, settings.required, settings.tiers)
     seed = (check_seed(settings.seed) if settings.seed is not None
             else int(np.random.SeedSequence().entropy % (2 ** 31)))
     if intervention_kind == "activity" and mask is not None:
@@ -144,8 +146,7 @@ def noise_start(noise_variance, Z: np.ndarray, observed: np.ndarray | None,
     p = Z.shape[1]
     if not isinstance(noise_variance, str):
         return check_positive_vector("noise_variance", noise_variance, p)
-    rows = Z if observed is None else Z[np.all(observed, axis=1)]
-    rows = rows if len(rows) > p else Z
+    rows = observational_rows(Z, observed)
     if noise_variance == "quietest":
         return np.full(p, preprocessing.quietest_variance(rows, robust))
     rows = fitting.without_outlying_rows(rows) if robust else rows
@@ -266,11 +267,14 @@ def pool(the_plan: Plan, runs: list, prepared: Prepared, key, dtype) -> Posterio
                                                score_key)
     chain_elbos = [-n * float(objectives[chain_of == c].min()) for c in range(len(runs))]
     best = fits[kept[0]][1]
+    # each chain's mixture holds its share of the pooled weight
+    chain_weights = np.bincount(np.asarray(chain_of)[kept], weights, minlength=len(runs))
     return Posterior([jax.tree.map(np.asarray, fits[i][1].params) for i in kept], weights,
                      np.array([fits[i][0] for i in kept]), np.asarray(chain_of)[kept],
                      runs[int(chain_of[kept[0]])].path,
                      best.history, float(objectives[kept[0]]),
-                     chains.diagnose(probabilities, chain_elbos, prepared.columns))
+                     chains.diagnose(probabilities, chain_elbos, prepared.columns),
+                     np.tensordot(chain_weights, probabilities, 1))
 
 
 REFINED_DRAWS = 1000
@@ -295,6 +299,31 @@ def mixture_draws(posterior: Posterior, noise: np.ndarray, key,
     weights_tilde = {name: jnp.concatenate([d[name] for d in draws]) for name in draws[0]}
     chain = np.repeat(posterior.chains, counts)
     return weights_tilde, np.concatenate(lams), np.concatenate(noises), chain
+
+
+def finish(settings, the_plan: Plan, posterior: Posterior, prepared: Prepared, key, dtype,
+           progress) -> refinement.Refined | None:
+    """The last steps after pooling: ``refine`` (its result is returned), then what orients
+    the final posterior's edges (``prodag.sortability.orientation_report`` of the refined
+    draws, or of the pooled mixture), added to ``posterior.diagnostics`` as
+    ``"sortability"`` and warned about when the data's scale alone may orient them."""
+    refined = refine(settings, the_plan, posterior, prepared, key, dtype, progress)
+    probabilities = (posterior.edge_probabilities if refined is None else np.mean(np.asarray(
+        fitting.refiner(the_plan.config).project_draws(refined.weights_tilde,
+                                                       refined.lams)[1]) != 0, axis=0))
+    report = sortability.orientation_report(
+        probabilities, observational_rows(prepared.Z, prepared.observed), prepared.scale)
+    posterior.diagnostics["sortability"] = report
+    sortability.warn_scale_orientation(report, settings.standardize,
+                                       parameters.noise_model(settings))
+    return refined
+
+
+def observational_rows(Z: np.ndarray, observed: np.ndarray | None) -> np.ndarray:
+    """The rows of ``Z (n, p)`` where ``observed (n, p)`` holds everywhere, when there are
+    more of them than variables; else every row."""
+    rows = Z if observed is None else Z[np.all(observed, axis=1)]
+    return rows if len(rows) > Z.shape[1] else Z
 
 
 def refine(settings, the_plan: Plan, posterior: Posterior, prepared: Prepared, key, dtype,

@@ -14,6 +14,7 @@ import pandas as pd
 import typer
 
 from prodag.cli.folders import check_out, results_folder  # noqa: F401  (re-exported)
+from prodag.sortability import describe as describe_orientation
 
 RESULT_FILES = {"edge_probabilities": "edge_probabilities.csv", "samples": "samples.npz",
                 "posterior": "posterior.npz", "heatmap": "heatmap.png", "graph": "graph.png"}
@@ -185,10 +186,13 @@ def describe_mixture(estimator) -> str:
 
 
 def echo_done(seconds: float, estimator, out: Path, files) -> None:
-    """The closing lines of a fit: its time, its radius, its components and where its files
-    are."""
+    """The closing lines of a fit: its time, its radius, its components, what orients its
+    edges (``prodag.sortability.describe``) and where its files are."""
     typer.echo(f"\nFit took {seconds:.1f} s (seed {estimator.seed_}); {describe_lam(estimator)}")
     typer.echo(describe_mixture(estimator))
+    orientation = describe_orientation((estimator.diagnostics_ or {}).get("sortability"))
+    if orientation:
+        typer.echo(orientation)
     typer.echo(f"Results in {out}/: {', '.join(files)}")
     typer.echo(f"Causal effects with their uncertainty: prodag effects {out} "
                "[--cause X --effect Y]")
