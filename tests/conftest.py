@@ -33,7 +33,7 @@ def _runs_on_cpu() -> bool:
         return platforms.split(",")[0].strip() == "cpu"
     plugin = any(find_spec(name) is not None
                  for name in ("jax_cuda12_plugin", "jax_cuda13_plugin", "jax_rocm60_plugin"))
-    return not (plugin and glob.glob("/dev/nvidia[0-9]*"))
+    return not (plugin and (glob.glob("/dev/nvidia[0-9]*") or shutil.which("nvidia-smi")))
 
 
 if _runs_on_cpu():  # the flags are the CPU backend's; elsewhere they are not needed

@@ -6,6 +6,8 @@ One script for a machine with a GPU (it runs on a CPU alone too, printing the CP
   1000 on every backend: the median of ``--repeats`` compiled calls;
 * a default linear fit (p = 20 and 100, s = 2p, n = 100, simulated), the second in the
   process (compiles cached), on the default backend, and on the CPU for ``--cpu-fit-p``;
+  on a GPU machine the CPU rows come from a second process (``JAX_PLATFORMS=cpu``, so the
+  projection takes its CPU kernel) that runs alongside;
 * members per second: a batch of M one-radius members (p = 20, L = 100, 20 epochs, no
   early stopping) on every backend, for M = 1, 2, 4, ... ``--members``.
 
@@ -20,9 +22,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import re
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -33,16 +39,9 @@ import numpy as np
 from .. import RESULTS_DIR
 
 
-def backends() -> list[str]:
-    """``"cpu"`` and the default backend if it is another."""
-    default = jax.default_backend()
-    return ["cpu"] if default == "cpu" else [default, "cpu"]
-
-
-def device_name(backend: str) -> str:
-    """The first device of ``backend`` in words (its kind, e.g. 'NVIDIA H200')."""
-    device = jax.devices(backend)[0]
-    return getattr(device, "device_kind", backend) or backend
+def device_name() -> str:
+    """This process's first device in words (its kind, e.g. 'NVIDIA H200')."""
+    return getattr(jax.devices()[0], "device_kind", "") or jax.default_backend()
 
 
 def timed(function, repeats: int) -> float:
@@ -59,84 +58,76 @@ def timed(function, repeats: int) -> float:
 def projection_rows(sizes, samples, repeats, deadline) -> list[dict]:
     from prodag.projection import project
 
-    rows = []
-    for backend in backends():
-        device = jax.devices(backend)[0]
-        for p in sizes:
-            for L in samples:
-                if time.perf_counter() > deadline:
-                    return rows
-                rng = np.random.default_rng(0)
-                W = rng.normal(size=(L, p, p)).astype(np.float32)
-                W[:, np.arange(p), np.arange(p)] = 0.0
-                with jax.default_device(device):
-                    W_device = jax.device_put(W, device)
-                    run = jax.jit(lambda W: project(W, jnp.inf))
-                    seconds = timed(lambda: run(W_device), repeats)
-                rows.append({"backend": backend, "p": p, "L": L, "ms": 1e3 * seconds})
-                print(f"projection {backend:>4} p={p:<4} L={L:<5} {1e3 * seconds:9.2f} ms",
-                      flush=True)
+    backend, rows = jax.default_backend(), []
+    run = jax.jit(lambda W: project(W, jnp.inf))
+    for p in sizes:
+        for L in samples:
+            if time.perf_counter() > deadline:
+                return rows
+            rng = np.random.default_rng(0)
+            W = rng.normal(size=(L, p, p)).astype(np.float32)
+            W[:, np.arange(p), np.arange(p)] = 0.0
+            W = jax.device_put(W)
+            seconds = timed(lambda: run(W), repeats)
+            rows.append({"backend": backend, "p": p, "L": L, "ms": 1e3 * seconds})
+            print(f"projection {backend:>4} p={p:<4} L={L:<5} {1e3 * seconds:9.2f} ms",
+                  flush=True)
     return rows
 
 
-def fit_rows(sizes, cpu_sizes, deadline) -> list[dict]:
+def fit_rows(sizes, deadline) -> list[dict]:
     from prodag import ProDAG, metrics, simulate
 
-    rows = []
-    for backend in backends():
-        for p in sizes if backend != "cpu" or len(backends()) == 1 else cpu_sizes:
-            if time.perf_counter() > deadline:
-                return rows
-            data = simulate.dataset(p, 2 * p, 100, seed=0)
-            with jax.default_device(jax.devices(backend)[0]):
-                seconds = []
-                for seed in (1, 0):  # the first compiles
-                    began = time.perf_counter()
-                    estimator = ProDAG(seed=seed, progress=False).fit(data.X)
-                    seconds.append(time.perf_counter() - began)
-                scores = metrics.evaluate(data.adjacency, estimator.sample(1000))
-            rows.append({"backend": backend, "p": p, "first_s": seconds[0],
-                         "second_s": seconds[1], **{k: float(v) for k, v in scores.items()}})
-            print(f"default fit {backend:>4} p={p:<4} first {seconds[0]:7.1f} s, "
-                  f"second {seconds[1]:7.1f} s; E-SHD {scores['eshd']:.2f}", flush=True)
+    backend, rows = jax.default_backend(), []
+    for p in sizes:
+        if time.perf_counter() > deadline:
+            return rows
+        data = simulate.dataset(p, 2 * p, 100, seed=0)
+        seconds = []
+        for seed in (1, 0):  # the first compiles
+            began = time.perf_counter()
+            estimator = ProDAG(seed=seed, progress=False).fit(data.X)
+            seconds.append(time.perf_counter() - began)
+        scores = metrics.evaluate(data.adjacency, estimator.sample(1000))
+        rows.append({"backend": backend, "p": p, "first_s": seconds[0],
+                     "second_s": seconds[1], **{k: float(v) for k, v in scores.items()}})
+        print(f"default fit {backend:>4} p={p:<4} first {seconds[0]:7.1f} s, "
+              f"second {seconds[1]:7.1f} s; E-SHD {scores['eshd']:.2f}", flush=True)
     return rows
 
 
 def member_rows(most, deadline, p=20, epochs=20) -> list[dict]:
+    """A batch of M one-radius members (p = 20, L = 100, ``epochs`` epochs each), M = 1, 2,
+    4, ...: on a CPU one member at a time (the default there) and all at once (vmap)."""
     from prodag import fitting, simulate
     from prodag.inference import OptimiserOptions, stack
 
     data = simulate.dataset(p, 2 * p, 100, seed=0).X
     Z = (data - data.mean(0)) / data.std(0)
     config = fitting.ModelConfig.create("linear", 10, 1, "sigmoid", True, "auto", 0.0)
-    rows = []
-    for backend in backends():
-        device = jax.devices(backend)[0]
-        with jax.default_device(device):
-            batch = 1 if backend == "cpu" else 0
-            options = OptimiserOptions(max_epochs=epochs, patience=10 ** 6, lr=0.03,
-                                       member_batch=batch)
-            engine = fitting.VariationalInference(config.model(), config.projector(), options)
-            start = engine.init_params(p, np.ones(1), jnp.float32)
-            prepared = stack([engine.model.prepare_data(jnp.asarray(Z, jnp.float32))])
-            one = None
-            M = 1
-            while M <= most and time.perf_counter() < deadline:
-                members = engine.members([5.0] * M, np.ones(1), [0] * M, [100] * M,
-                                         jnp.float32)
-                keys = jax.random.split(jax.random.PRNGKey(0), M)
-                engine.fit_members([start] * M, keys, members, prepared)  # compiles
-                began = time.perf_counter()
-                engine.fit_members([start] * M, keys, members, prepared)
-                seconds = time.perf_counter() - began
-                one = seconds if one is None else one
-                rows.append({"backend": backend, "members": M, "seconds": seconds,
-                             "relative_to_one": seconds / one,
-                             "members_per_second": M / seconds, "member_batch": batch})
-                print(f"members {backend:>4} M={M:<3} {seconds:7.2f} s "
-                      f"({seconds / one:5.2f}x one member; {M / seconds:6.2f} members/s)",
-                      flush=True)
-                M *= 2
+    backend, rows = jax.default_backend(), []
+    for batch in ([1, 0] if backend == "cpu" else [0]):
+        options = OptimiserOptions(max_epochs=epochs, patience=10 ** 6, lr=0.03,
+                                   member_batch=batch)
+        engine = fitting.VariationalInference(config.model(), config.projector(), options)
+        start = engine.init_params(p, np.ones(1), jnp.float32)
+        prepared = stack([engine.model.prepare_data(jnp.asarray(Z, jnp.float32))])
+        one, M = None, 1
+        while M <= most and time.perf_counter() < deadline:
+            members = engine.members([5.0] * M, np.ones(1), [0] * M, [100] * M, jnp.float32)
+            keys = jax.random.split(jax.random.PRNGKey(0), M)
+            engine.fit_members([start] * M, keys, members, prepared)  # compiles
+            began = time.perf_counter()
+            engine.fit_members([start] * M, keys, members, prepared)
+            seconds = time.perf_counter() - began
+            one = seconds if one is None else one
+            rows.append({"backend": backend, "members": M, "member_batch": batch,
+                         "seconds": seconds, "relative_to_one": seconds / one,
+                         "members_per_second": M / seconds})
+            print(f"members {backend:>4} batch={batch} M={M:<3} {seconds:7.2f} s "
+                  f"({seconds / one:5.2f}x one member; {M / seconds:6.2f} members/s)",
+                  flush=True)
+            M *= 2
     return rows
 
 
@@ -152,29 +143,59 @@ def main(argv=None) -> None:
     parser.add_argument("--budget", type=float, default=420.0,
                         help="seconds after which no new row starts")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
+    parser.add_argument("--no-cpu", action="store_true",
+                        help="on a GPU machine, no CPU rows (a second process makes them)")
+    parser.add_argument("--json", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.quick:
         args.fit_p, args.cpu_fit_p, args.members, args.repeats = [10], [10], 4, 2
     deadline = time.perf_counter() + args.budget
-    result = {"devices": {b: device_name(b) for b in backends()},
+    cpu_process = None
+    if jax.default_backend() != "cpu" and not args.no_cpu:  # the CPU rows, alongside
+        cpu_json = Path(tempfile.mkdtemp()) / "cpu.json"
+        cpu_process = subprocess.Popen(
+            [sys.executable, "-m", "benchmarks.studies.device", "--no-cpu", "--json", str(cpu_json),
+             "--budget", str(args.budget), "--members", str(args.members),
+             "--repeats", str(args.repeats), "--fit-p", *map(str, args.cpu_fit_p),
+             "--sections", *args.sections,
+             "--cpu-fit-p", *map(str, args.cpu_fit_p), *(["--quick"] if args.quick else [])],
+            env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    result = {"devices": {jax.default_backend(): device_name()},
               "jax": jax.__version__, "machine": platform.processor() or platform.machine(),
               "settings": {k: (str(v) if isinstance(v, Path) else v)
                            for k, v in vars(args).items()}}
     sizes = ([20, 100] if args.quick else [20, 100, 400], [100, 1000])
-    if "projection" in args.sections:
-        result["projection"] = projection_rows(*sizes, args.repeats, deadline)
-    if "members" in args.sections:
-        result["members"] = member_rows(args.members, deadline)
-    if "fit" in args.sections:
-        result["fit"] = fit_rows(args.fit_p, args.cpu_fit_p, deadline)
-    name = re.sub(r"[^A-Za-z0-9]+", "-", result["devices"][backends()[0]]).strip("-").lower()
+    sections = {"projection": lambda: projection_rows(*sizes, args.repeats, deadline),
+                "members": lambda: member_rows(args.members, deadline),
+                "fit": lambda: fit_rows(args.fit_p, deadline)}
+    for section in args.sections:  # saved after each, so a run cut short keeps its rows
+        result[section] = sections[section]()
+        save(result, args, cpu_process=None)
+    save(result, args, cpu_process)
+
+
+def save(result: dict, args, cpu_process) -> None:
+    """Write the rows so far; once the CPU half (if any) has ended, with its rows."""
+    if args.json is not None:  # the CPU half of a GPU machine's run
+        args.json.write_text(json.dumps(result, indent=1) + "\n")
+        return
+    if cpu_process is not None:
+        cpu_process.wait()
+        cpu_json = Path(cpu_process.args[cpu_process.args.index("--json") + 1])
+        if cpu_json.exists():
+            cpu = json.loads(cpu_json.read_text())
+            result["devices"].update(cpu["devices"])
+            for section in ("projection", "members", "fit"):
+                result.setdefault(section, []).extend(cpu.get(section, []))
+    name = re.sub(r"[^A-Za-z0-9]+", "-", device_name()).strip("-").lower()
     text = json.dumps(result, indent=1) + "\n"
     out = RESULTS_DIR / f"device_{name}{'_quick' if args.quick else ''}.json"
     out.write_text(text)
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / out.name).write_text(text)
-    print(f"wrote {out}")
+    if cpu_process is not None or jax.default_backend() == "cpu":
+        print(f"wrote {out}")
 
 
 if __name__ == "__main__":
