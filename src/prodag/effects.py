@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from prodag.checks import check_integer, check_positive
+from prodag.compiled import exact_jit
 from prodag.interventions import condition_offsets
 from prodag.streams import NUMPY_NOISE_STREAM
 
@@ -110,7 +111,7 @@ def _simulation():
             return jnp.where(fixed, values, per_draw_mean(model, weights, Z) + noise + shift)
         return jax.lax.fori_loop(0, sweeps, sweep, jnp.where(fixed, values, noise + shift))
 
-    return jax.jit(run, static_argnums=(0, 1))
+    return exact_jit(run, static_argnums=(0, 1))
 
 
 def simulate(model, weights: dict, noise: np.ndarray, sweeps: int, shift=None,

@@ -45,6 +45,7 @@ import optax
 from jax import lax
 
 from prodag import variational
+from prodag.compiled import exact_jit
 from prodag.models.base import StructuralEquationModel
 from prodag.progress import Progress
 from prodag.projection import Projector
@@ -269,12 +270,12 @@ class VariationalInference:
         self.optimizer = optax.adam(options.lr)
         self.loss = functools.partial(elbo_loss, model, project, options.n_samples,
                                       prior_mean, prior_std)
-        self._init = jax.jit(functools.partial(init_state, self.optimizer),
-                             static_argnums=(2,))
-        self._run = jax.jit(functools.partial(run_epochs, self.loss, self.optimizer, options))
-        self._scores = jax.jit(functools.partial(negative_elbos, self.loss,
-                                                 options.member_batch))
-        self._expected_log_likelihood = jax.jit(self._expected_log_likelihood_impl)
+        self._init = exact_jit(functools.partial(init_state, self.optimizer),
+                               static_argnums=(2,))
+        self._run = exact_jit(functools.partial(run_epochs, self.loss, self.optimizer, options))
+        self._scores = exact_jit(functools.partial(negative_elbos, self.loss,
+                                                   options.member_batch))
+        self._expected_log_likelihood = exact_jit(self._expected_log_likelihood_impl)
 
     # ---- parameters and objective -------------------------------------------------------
 

@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from prodag.compiled import exact_jit
 from prodag.inference import Params
 from prodag.models.base import StructuralEquationModel
 from prodag.projection import Projector
@@ -27,7 +28,7 @@ class PosteriorSampler:
     def __init__(self, model: StructuralEquationModel, project: Projector):
         self.model = model
         self.project = project
-        self._draw_batch = jax.jit(
+        self._draw_batch = exact_jit(
             lambda params, key, lam: model.draw(params.q, jax.random.split(key)[0],
                                                 SAMPLE_BATCH_SIZE, project, lam))
 

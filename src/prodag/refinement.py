@@ -34,6 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from prodag.compiled import exact_jit
 from prodag.models.base import StructuralEquationModel, Weights
 from prodag.posterior import concatenate_draws
 from prodag.projection import Projector
@@ -174,9 +175,9 @@ class Refiner:
                                 (weights_tilde, current, counts), keys)
             return carry
 
-        self._run = jax.jit(run)
-        self._log_target = jax.jit(lambda w, target: log_target(model, project, w, target))
-        self._project = jax.jit(lambda w, lams: project_draws(model, project, w, lams))
+        self._run = exact_jit(run)
+        self._log_target = exact_jit(lambda w, target: log_target(model, project, w, target))
+        self._project = exact_jit(lambda w, lams: project_draws(model, project, w, lams))
 
     def refine(self, weights_tilde: Weights, target: Target, key: jax.Array, n_steps: int,
                on_block: Callable[[int], None] | None = None) -> Refined:
