@@ -375,7 +375,18 @@ class VariationalInference:
 
     def _fit_batch(self, starts, keys, members, data, progress) -> list[FitResult]:
         opts = self.options
+        n_members = len(starts)
         state = self._init(stack(starts), keys, opts.max_epochs)
+        if self.options.member_batch == 0 and jax.local_device_count() > 1:
+            padded, place = member_layout(n_members)
+
+            def pad(tree):
+                return jax.tree.map(lambda x: jnp.concatenate(
+                    [x, jnp.repeat(x[-1:], padded - n_members, axis=0)]), tree)
+
+            state = place(jax.tree.map(lambda x: pad(x) if jnp.ndim(x) else x, state))
+            keys, members, data = place(pad(keys)), place(pad(members)), place(data)
+            starts = list(starts) + [starts[-1]] * (padded - n_members)
         done_before, epoch, chunk = 0, 0, 1
         while True:
             limit = min(epoch + chunk, opts.max_epochs)
@@ -399,7 +410,7 @@ class VariationalInference:
         objectives = self.negative_elbos(final, score_keys, members, data)
         history = np.asarray(state.history)
         return [FitResult(final[m], history[m, :epochs[m]], float(objectives[m]))
-                for m in range(len(starts))]
+                for m in range(n_members)]
 
     def fit(self, params: Params, data: Any, n_rows: int, lam: float, noise_variance: np.ndarray,
             key: jax.Array, progress: Progress | None = None) -> FitResult:
@@ -408,6 +419,26 @@ class VariationalInference:
         ``(p,)`` or ``(1,)`` (the start value when it is learned)."""
         members = self.members([lam], noise_variance, [0], [n_rows], _dtype(params))
         return self.fit_members([params], key[None], members, stack([data]), progress)[0]
+
+
+def member_layout(n_members: int):
+    """``(padded count, place)``: the member axis laid out over every local device
+    (``jax.sharding``: split into equal blocks, one per device; the computation follows its
+    inputs), the count padded to a multiple of the device count, and ``place(tree)`` puts a
+    pytree there (leaves with a leading member axis split, the others replicated)."""
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    devices = jax.local_devices()
+    padded = n_members + (-n_members) % len(devices)
+    mesh = Mesh(np.array(devices), ("members",))
+    split, replicated = NamedSharding(mesh, PartitionSpec("members")), NamedSharding(
+        mesh, PartitionSpec())
+
+    def place(tree):
+        return jax.tree.map(lambda x: jax.device_put(
+            x, split if jnp.ndim(x) and x.shape[0] == padded else replicated), tree)
+
+    return padded, place
 
 
 def stack(trees: list) -> Any:
