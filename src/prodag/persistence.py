@@ -218,13 +218,18 @@ def _diagnostics(diagnostics, columns: list[str], check: Checker):
         return None
     fields = {"n_chains", "max_difference", "mean_difference", "threshold",
               "disagreeing_edges", "chain_elbos"}
-    check.that(isinstance(diagnostics, dict) and set(diagnostics) == fields,
-               f"'diagnostics_' must be an object with the fields {sorted(fields)}")
+    check.that(isinstance(diagnostics, dict)
+               and set(diagnostics) - {"chain_weights"} == fields,
+               f"'diagnostics_' must be an object with the fields {sorted(fields)} (and "
+               "optionally 'chain_weights')")
     n_chains = diagnostics["n_chains"]
     check.that(isinstance(n_chains, int) and n_chains >= 1
                and isinstance(diagnostics["chain_elbos"], list)
                and len(diagnostics["chain_elbos"]) == n_chains,
                "'diagnostics_' must give one ELBO per chain")
+    shares = diagnostics.get("chain_weights", [0.0] * n_chains)
+    check.that(isinstance(shares, list) and len(shares) == n_chains,
+               "'diagnostics_.chain_weights' must give one share per chain")
     check.that(isinstance(diagnostics["disagreeing_edges"], list) and all(
         isinstance(edge, dict) and edge.get("source") in columns
         and edge.get("target") in columns

@@ -260,7 +260,9 @@ def pool(the_plan: Plan, runs: list, prepared: Prepared, key, dtype) -> Posterio
                      np.array([fits[i][0] for i in kept]), np.asarray(chain_of)[kept],
                      runs[int(chain_of[kept[0]])].path,
                      best.history, float(objectives[kept[0]]),
-                     chains.diagnose(probabilities, chain_elbos, prepared.columns))
+                     chains.diagnose(probabilities, chain_elbos, prepared.columns,
+                                     chain_weights=chains.chain_weights(
+                                         weights, np.asarray(chain_of)[kept], len(runs))))
 
 
 REFINED_DRAWS = 1000

@@ -123,7 +123,7 @@ def demo(
     ranked = ranked_edges(results["probabilities"], variables, results["samples"],
                           truth=sachs.graph)
     print_edges(ranked, threshold, top=20, truth_name="18-edge consensus graph")
-    echo_chains(estimator.diagnostics_)
+    echo_chains(estimator.diagnostics_, bagged=estimator.bootstrap)
     echo_done(seconds, estimator, out, DEMO_FILES)
     typer.echo("\nPosterior metrics (lower Brier/E-SHD and higher E-F1/AUROC are better):\n")
     print_metrics_table(scores)

@@ -116,7 +116,7 @@ def fit(
                           "log_transform": log_transform_data, "threshold": threshold,
                           "n_draws": n_draws}, seconds=seconds)
     print_edges(results["ranked"], threshold, top)
-    echo_chains(estimator.diagnostics_)
+    echo_chains(estimator.diagnostics_, bagged=estimator.bootstrap)
     echo_done(seconds, estimator, out, FIT_FILES)
 
 

@@ -86,14 +86,20 @@ def print_metrics_table(rows: dict[str, dict[str, float]]) -> None:
             f"{format_metric(name, values[name]):>12}" for name in METRICS))
 
 
-def echo_chains(diagnostics: dict | None) -> None:
-    """One line on the chains' agreement (``prodag.chains.diagnose``); the edges they
-    disagree on were named in the fit's warning and are listed in summary.json."""
+def echo_chains(diagnostics: dict | None, bagged: bool = False) -> None:
+    """One line on the chains' agreement (``prodag.chains.diagnose``). Where they disagree
+    the fit's warning has said how and what helps (once): this line says where the edges are
+    marked. ``bagged`` chains fit different resamples and differ by design."""
     if diagnostics is None or diagnostics["n_chains"] < 2:
         return
-    flagged = len(diagnostics["disagreeing_edges"])
-    verdict = ("agree" if flagged == 0 else
-               f"disagree by more than {diagnostics['threshold']:g} on {flagged} edge(s) "
-               "(listed in summary.json under 'chains')")
-    typer.echo(f"\n{diagnostics['n_chains']} independent chains {verdict}; largest difference "
-               f"in an edge probability {diagnostics['max_difference']:.2f}.")
+    chains = f"\n{diagnostics['n_chains']} independent chains"
+    largest = f"largest difference in an edge probability {diagnostics['max_difference']:.2f}"
+    if bagged:
+        typer.echo(f"{chains}, each on its own resample of the rows, differ by design; "
+                   f"{largest}.")
+    elif diagnostics["disagreeing_edges"]:
+        typer.echo(f"{chains}: the edges they disagree on (see the warning) are in "
+                   "disagreeing_edges.csv with each chain's probability, hatched in "
+                   "heatmap.png and dashed in graph.png.")
+    else:
+        typer.echo(f"{chains} agree; {largest}.")
