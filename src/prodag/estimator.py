@@ -29,6 +29,7 @@ from prodag.parameters import NetworkOptions, TrainingOptions  # noqa: F401  (do
 from prodag.posterior import edge_graph
 from prodag.progress import Progress
 from prodag.protocol import ParameterProtocol
+from prodag.units import column_sd, in_units
 
 SAMPLE_STREAM = 2 ** 20
 """``fold_in`` index of the default sampling key: ``sample``, ``sample_weights`` and
@@ -259,11 +260,12 @@ class ProDAG(ParameterProtocol):
         return pd.DataFrame(self.edge_probabilities(n_samples), index=self.columns_,
                             columns=self.columns_)
 
-    def to_networkx(self, threshold: float = 0.5, n_samples: int = 1000):
-        """A ``networkx.DiGraph`` of the edges with probability > ``threshold`` (in [0, 1)),
-        carrying ``probability`` and ``weight`` (the mean weight given the edge)."""
+    def to_networkx(self, threshold: float = 0.5, n_samples: int = 1000, units: str = "data"):
+        """A ``networkx.DiGraph`` of the edges with P > ``threshold`` (in [0, 1)), with their
+        ``probability`` and mean ``weight`` given the edge (data or standardised ``units``)."""
         check_probability("threshold", threshold)
-        return edge_graph(self._cached_graphs(n_samples), self.columns_, threshold)
+        graphs = in_units(self._cached_graphs(n_samples), column_sd(self), units)
+        return edge_graph(graphs, self.columns_, threshold)
 
     def predict(self, X, n_samples: int = 100, seed=None, conditions=None) -> np.ndarray:
         """Posterior mean of each variable given the others, ``(n, p)``, in data units (a fit

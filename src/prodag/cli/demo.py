@@ -121,8 +121,9 @@ def demo(
                       interventions=interventions, conditions=conditions, sem=sem.value,
                       seed=seed)
     ranked = ranked_edges(results["probabilities"], variables, results["samples"],
-                          truth=sachs.graph)
-    print_edges(ranked, threshold, top=20, truth_name="18-edge consensus graph")
+                          truth=sachs.graph, sd=estimator.scale_)  # standardised columns
+    print_edges(ranked, threshold, top=20, truth_name="18-edge consensus graph",
+                units="standardized")
     echo_chains(estimator.diagnostics_, bagged=estimator.bootstrap)
     echo_done(seconds, estimator, out, DEMO_FILES)
     typer.echo("\nPosterior metrics (lower Brier/E-SHD and higher E-F1/AUROC are better):\n")

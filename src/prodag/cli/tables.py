@@ -2,23 +2,38 @@
 
 from __future__ import annotations
 
+from enum import Enum
+from typing import Annotated, Optional
+
 import numpy as np
 import pandas as pd
 import typer
 
 from prodag.metrics import METRICS
+from prodag.units import UNITS, standardized
 
+
+Units = Enum("Units", [(value, value) for value in UNITS], type=str)
+UnitsOption = Annotated[Optional[Units], typer.Option(
+    show_default="standardized for a fit with --standardize, else data",
+    help="Units of the printed weights and effects: 'standardized' (standard deviations of "
+         "the target per standard deviation of the source, the same whatever each column's "
+         "unit; needs a fit with --standardize) or 'data' (each column's own units).")]
+"""``--units`` of ``prodag fit`` and ``prodag effects`` (``prodag.units``)."""
 FALLBACK_EDGES = 10
 """How many edges ``print_edges`` lists when none reaches the probability threshold."""
 
 
 def ranked_edges(probs: np.ndarray, variables: list[str], samples: np.ndarray,
                  truth: np.ndarray | None = None,
-                 required: np.ndarray | None = None) -> pd.DataFrame:
+                 required: np.ndarray | None = None, sd=None) -> pd.DataFrame:
     """Every edge of some sample, most probable first, with the mean weight of the samples
-    that contain it (and, given ``truth``, whether it is a true edge; given ``required
-    (p, p)``, whether the user required it)."""
+    that contain it: in data units, or given the columns' standard deviations ``sd (p,)`` in
+    standardised units (``prodag.units``). Given ``truth``, whether it is a true edge; given
+    ``required (p, p)``, whether the user required it."""
     present = samples != 0
+    if sd is not None:
+        samples = standardized(samples, sd)
     rows = []
     for j, k in zip(*np.nonzero(probs > 0)):
         weights = samples[:, j, k][present[:, j, k]]
@@ -38,11 +53,11 @@ def ranked_edges(probs: np.ndarray, variables: list[str], samples: np.ndarray,
 
 
 def print_edges(table: pd.DataFrame, threshold: float, top: int,
-                truth_name: str = "true graph") -> None:
+                truth_name: str = "true graph", units: str = "data") -> None:
     """Print the ``top`` most probable edges of ``table`` (``ranked_edges``) that reach
     ``threshold``; if none does, the ``min(top, FALLBACK_EDGES)`` most probable instead, so a
     diffuse posterior still shows where its mass lies. ``truth_name`` names the graph of the
-    ``true_edge`` column (e.g. which consensus graph)."""
+    ``true_edge`` column (e.g. which consensus graph); ``units`` those of its weights."""
     above = table[table["probability"] >= threshold]
     if above.empty:
         shown = table.head(min(top, FALLBACK_EDGES))
@@ -58,6 +73,9 @@ def print_edges(table: pd.DataFrame, threshold: float, top: int,
     truth = "true_edge" in table
     typer.echo(f"  {'rank':>4}  {'edge':<28} {'P(edge)':>8} {'mean weight':>12}"
                + (f"  in {truth_name}" if truth else ""))
+    if units == "standardized":
+        typer.echo("  (weights in standardised units: standard deviations of the target per "
+                   "standard deviation of the source)")
     for rank, row in enumerate(shown.to_dict(orient="records"), start=1):
         edge = f"{row['source']} -> {row['target']}"
         typer.echo(f"  {rank:>4}  {edge:<28} {row['probability']:>8.3f} "
