@@ -59,6 +59,22 @@ def test_the_required_edge_stays_and_every_output_sees_the_same_edges(independen
     np.testing.assert_array_equal(est.edge_probabilities(200), np.mean(draws != 0, axis=0))
 
 
+def test_the_chains_diagnostic_counts_edges_as_the_posterior_does(monkeypatch):
+    from prodag import chains
+
+    seen, diagnose = [], chains.diagnose
+    monkeypatch.setattr(chains, "diagnose", lambda probabilities, *args, **options: (
+        seen.append(probabilities) or diagnose(probabilities, *args, **options)))
+    X = np.random.default_rng(5).standard_normal((40, 3))
+    X[:, 1] += X[:, 0]
+    est = ProDAG(lam=2.0, max_epochs=5, n_samples=4, n_chains=2, seed=0, progress=False)
+    est.fit(X)
+    assert seen[0].any()  # each chain's edge probabilities, ...
+    monkeypatch.setattr(negligible, "EFFECT_SIZE", 1e9)  # ... and with every entry negligible
+    est.fit(X)
+    assert not seen[1].any() and not est.sample(50).any()
+
+
 def test_without_the_rule_the_same_fit_counts_more_edges(independent_fit, monkeypatch):
     est = independent_fit
     with_rule = est.sample(200)

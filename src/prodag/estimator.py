@@ -281,8 +281,8 @@ class ProDAG(ParameterProtocol):
     # ---- causal effects (prodag.effects) ------------------------------------------------
 
     def total_effects(self, n: int = 1000, seed=None, **options) -> np.ndarray:
-        """``(n, p, p)`` draws of every total effect in data units (``[l, j, k]``: change of
-        E[x_k] per unit of x_j under do(x_j)); ``options``: ``prodag.effects.total_effects``."""
+        """``(n, p, p)`` draws of every total effect (``[l, j, k]``: change of E[x_k] per unit
+        of x_j under do(x_j)), in data units or ``units="standardized"`` (``prodag.effects``)."""
         self._check_fitted()
         return effects.total_effects(self, n, seed, **options)
 

@@ -24,6 +24,8 @@ import numpy as np
 
 EFFECT_SIZE = 0.2
 """Entries with ``|w_jk| · sd(x_j) / σ_k`` at most this are not edges (module docstring)."""
+CHUNK = 1000
+"""Draws whose effect sizes are computed at once."""
 
 
 def implied_sd(W: np.ndarray, noise_variance: np.ndarray) -> np.ndarray:
@@ -49,21 +51,35 @@ def effect_sizes(W: np.ndarray, noise_variance: np.ndarray) -> np.ndarray:
 def negligible(W: np.ndarray, noise_variance: np.ndarray, threshold: float = EFFECT_SIZE,
                keep: np.ndarray | None = None) -> np.ndarray:
     """``(S, p, p)`` bool: the nonzero entries of ``W (S, p, p)`` whose effect size is at most
-    ``threshold``, except those of ``keep (p, p)`` (required edges)."""
+    ``threshold``, except those of ``keep (p, p)`` (required edges); computed ``CHUNK`` draws
+    at a time, so the float64 work arrays stay small beside ``W``."""
     W = np.asarray(W)
-    small = (W != 0) & (effect_sizes(W, noise_variance) <= threshold)
+    noise = np.broadcast_to(np.asarray(noise_variance, dtype=float), W.shape[:-1])
+    small = np.zeros(W.shape, bool)
+    for start in range(0, len(W), CHUNK):
+        part = slice(start, start + CHUNK)
+        small[part] = (W[part] != 0) & (effect_sizes(W[part], noise[part]) <= threshold)
     return small if keep is None else small & ~np.asarray(keep, bool)[None]
 
 
-def drop_negligible(est, weights: dict, graphs: np.ndarray) -> tuple[dict, np.ndarray]:
-    """Draws ``(weights pytree, graphs (n, p, p))`` of a fitted linear ``est`` (fitted units)
-    without their negligible entries (``negligible`` at ``EFFECT_SIZE``, the fit's noise
-    variances); other SEMs' draws are returned as they are (their graphs hold group norms or
-    strengths, not weights of a linear SEM)."""
-    if est.sem != "linear" or EFFECT_SIZE <= 0:
+def without_negligible(sem: str, weights: dict, graphs: np.ndarray, noise_variance,
+                       knowledge=None) -> tuple[dict, np.ndarray]:
+    """Draws ``(weights pytree, graphs (n, p, p))`` of a linear SEM (fitted units, noise
+    variances ``noise_variance (p,)`` or ``(1,)`` in the same units) without their negligible
+    entries (``negligible`` at ``EFFECT_SIZE``; the required edges of ``knowledge`` stay).
+    Other SEMs' draws are returned as they are: their graphs hold group norms or strengths,
+    not the weights of a linear SEM."""
+    if sem != "linear" or EFFECT_SIZE <= 0:
         return weights, graphs
-    knowledge = getattr(est, "knowledge_", None)
-    small = negligible(graphs, est.noise_variance_, EFFECT_SIZE,
+    graphs = np.asarray(graphs)
+    small = negligible(graphs, noise_variance, EFFECT_SIZE,
                        None if knowledge is None else knowledge.required_mask())
-    return ({**weights, "W": np.where(small, 0, weights["W"]).astype(weights["W"].dtype)},
+    W = np.asarray(weights["W"])
+    return ({**weights, "W": np.where(small, 0, W).astype(W.dtype)},
             np.where(small, 0, graphs).astype(graphs.dtype))
+
+
+def drop_negligible(est, weights: dict, graphs: np.ndarray) -> tuple[dict, np.ndarray]:
+    """``without_negligible`` for the draws of a fitted ``est``, with its noise variances."""
+    return without_negligible(est.sem, weights, graphs, est.noise_variance_,
+                              getattr(est, "knowledge_", None))

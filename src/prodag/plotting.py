@@ -82,7 +82,7 @@ def plot_edge_probabilities(probs, variables: Sequence[str] | None = None, ax: A
         ax.add_patch(Rectangle((k - 0.5, j - 0.5), 1, 1, fill=False, hatch="///",
                                edgecolor="#d95f02", linewidth=0.8))
     if title and marked.any():
-        title = f"{title}\n(hatched: the chains disagree, disagreeing_edges.csv)"
+        title = f"{title}\n(hatched: the chains disagree)"
     if title:
         ax.set_title(title)
     return fig

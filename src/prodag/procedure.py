@@ -14,8 +14,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag import (chains, diagnostics, fitting, mixture, parameters, preprocessing, selection,
-                    validation)
+from prodag import (chains, diagnostics, fitting, mixture, negligible, parameters, preprocessing,
+                    selection, validation)
 from prodag.checks import check_positive_vector, check_seed
 from prodag.parameters import (optimiser_options, resolved_init, resolved_restarts,
                                training_options)
@@ -248,9 +248,11 @@ def pool(the_plan: Plan, runs: list, prepared: Prepared, key, dtype) -> Posterio
                      else mixture.kept_components(objectives, n))
     sampler = fitting.sampler(the_plan.config)
 
-    def sample(k, sample_key, m):
+    def sample(k, sample_key, m):  # as the fitted estimator draws: negligible entries dropped
         lam, fit = fits[k]
-        return sampler.sample(fit.params, sample_key, m, lam)
+        noise = np.asarray(noise_variance_of(fit.params, jnp.asarray(prepared.noise)))
+        return negligible.without_negligible(the_plan.config.sem, *sampler.sample(
+            fit.params, sample_key, m, lam), noise, the_plan.config.knowledge)
 
     probabilities = chains.chain_probabilities(sample, objectives, chain_of, len(runs), n,
                                                score_key)

@@ -152,7 +152,7 @@ def disagreement_table(estimator, probs: np.ndarray, variables: list[str]) -> pd
              "probability": float(probs[variables.index(e["source"]),
                                         variables.index(e["target"])]),
              **dict(zip(chains, e["probabilities"])),
-             "difference": max(e["probabilities"]) - min(e["probabilities"])}
+             "difference": round(max(e["probabilities"]) - min(e["probabilities"]), 6)}
             for e in flagged_edges(estimator)]
     return pd.DataFrame(rows, columns=["source", "target", "probability", *chains,
                                        "difference"])
