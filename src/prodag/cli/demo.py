@@ -88,7 +88,7 @@ def demo(
     the paper's ProDAG row.
 
     Writes into --out: edge_probabilities.csv, samples.npz, posterior.npz, heatmap.png,
-    graph.png (as prodag fit does) and metrics.json (the scores).
+    graph.png, disagreeing_edges.csv (as prodag fit does) and metrics.json (the scores).
     """
     from prodag import datasets
 

@@ -81,7 +81,9 @@ def fit(
     Writes into --out: edge_probabilities.csv (row = parent, column = child), samples.npz
     (arrays 'samples' of shape (n_draws, p, p), weighted DAGs with entry j, k the edge
     j -> k, and 'variables'), posterior.npz (reload with prodag.ProDAG.load), heatmap.png,
-    graph.png and summary.json; then prints the most probable edges and the l1 radius used.
+    graph.png, disagreeing_edges.csv (edges the independent chains disagree on, with each
+    chain's probability) and summary.json; then prints the most probable edges (weights in
+    standardised units after --standardize) and the l1 radius used.
     """
     check_out(out, FIT_FILES)
     shown_units = units.value if units else ("standardized" if standardize else "data")
