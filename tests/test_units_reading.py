@@ -123,6 +123,8 @@ def test_the_command_line_prints_standardised_units_after_standardize(fitted, tm
                      "standardized", "--no-progress")
     assert_one_line_error(refused, "--units", "--standardize")
     assert not (tmp_path / "no").exists()
+    assert_one_line_error(invoke("effects", folder / "out", "--units", "standardized"),
+                          "--units", "--standardize")  # that folder's fit was not standardised
     out = tmp_path / "out"
     result = invoke("fit", folder / "data.csv", "--out", out, "--lam", 2, "--standardize",
                     "--max-epochs", 5, "--n-samples", 8, "--n-draws", 60, "--chains", 1,
