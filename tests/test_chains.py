@@ -169,6 +169,7 @@ def test_the_warning_says_which_chain_the_pooled_posterior_follows():
     assert "chain 1's fits hold 0.98 of its weight, so it mostly follows chain 1" in text
     assert "P = 0.98 in the pooled posterior" in text  # 0.98 * 0.997 + 0.02 * 0.011
     assert "averages" not in text and "refine-steps" in text and "--bootstrap" in text
+    assert "--tiers" in text
     with pytest.warns(chains.ChainDisagreementWarning) as caught:
         chains.warn_disagreement(_one_edge_apart([0.45, 0.55]))
     text = str(caught[0].message)
