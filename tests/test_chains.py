@@ -131,7 +131,7 @@ def test_the_command_line_reports_the_chains(fitted_cli):
     assert chains_report["n_chains"] == 2 and len(chains_report["chain_elbos"]) == 2
     assert "2 independent chains" in output
     flagged = chains_report["disagreeing_edges"]
-    assert ("disagree" in output) == bool(flagged)
+    assert ("disagree by more than" in output) == bool(flagged)
 
 
 def test_bagged_chains_share_the_mass_equally_whatever_their_evidence():
@@ -153,3 +153,71 @@ def test_each_bagged_chain_fits_its_own_resample():
     np.testing.assert_array_equal(first, again)
     assert not np.array_equal(first, other)
     assert set(map(tuple, first)) <= set(map(tuple, Z)) and len(first) == len(Z)
+
+
+def _one_edge_apart(shares):
+    return {"n_chains": 2, "max_difference": 0.986, "mean_difference": 0.1, "threshold": 0.3,
+            "disagreeing_edges": [{"source": "a", "target": "b",
+                                   "probabilities": [0.997, 0.011]}],
+            "chain_elbos": [-1.0, -2.0], "chain_weights": shares}
+
+
+def test_the_warning_says_which_chain_the_pooled_posterior_follows():
+    with pytest.warns(chains.ChainDisagreementWarning) as caught:
+        chains.warn_disagreement(_one_edge_apart([0.98, 0.02]))
+    text = str(caught[0].message)
+    assert "chain 1's fits hold 0.98 of its weight, so it mostly follows chain 1" in text
+    assert "P = 0.98 in the pooled posterior" in text  # 0.98 * 0.997 + 0.02 * 0.011
+    assert "averages" not in text and "refine-steps" in text and "--bootstrap" in text
+    assert "--tiers" in text
+    with pytest.warns(chains.ChainDisagreementWarning) as caught:
+        chains.warn_disagreement(_one_edge_apart([0.45, 0.55]))
+    text = str(caught[0].message)
+    assert "chain 2 0.55, chain 1 0.45 of its weight, so it splits" in text
+    assert "mostly follows" not in text
+
+
+def test_a_fit_reports_each_chains_share_of_the_pooled_weight(fitted):
+    est, _ = fitted
+    shares = np.array(est.diagnostics_["chain_weights"])
+    assert shares.shape == (2,) and np.all(shares >= 0) and np.isclose(shares.sum(), 1.0)
+    assert chains.flagged_edges(est) == est.diagnostics_["disagreeing_edges"]
+    est_bagged = ProDAG(bootstrap=True)
+    est_bagged.diagnostics_ = _one_edge_apart([0.5, 0.5])
+    assert chains.flagged_edges(est_bagged) == []  # bagged chains differ by design
+
+
+def test_chain_weights_sum_each_chains_components():
+    shares = chains.chain_weights(np.array([0.5, 0.3, 0.2]), np.array([1, 0, 1]), 3)
+    assert np.allclose(shares, [0.3, 0.7, 0.0])
+
+
+def test_disagreeing_edges_are_marked_in_every_output_and_warned_about_once(
+        fitted_cli, tmp_path, monkeypatch):
+    import pandas as pd
+
+    from cli_support import invoke
+
+    folder, _ = fitted_cli
+    names = list(pd.read_csv(folder / "data.csv").columns)
+    real_diagnose = chains.diagnose
+
+    def apart_on_one_edge(probabilities, chain_elbos, columns, threshold=0.3, **options):
+        probabilities = probabilities.copy()
+        probabilities[:, 0, 1] = [1.0, 0.0]  # the chains' modes differ on x0 -> x1
+        return real_diagnose(probabilities, chain_elbos, columns, threshold, **options)
+
+    monkeypatch.setattr(chains, "diagnose", apart_on_one_edge)
+    result = invoke("fit", folder / "data.csv", "--out", tmp_path / "out", "--lam", "inf",
+                    "--max-epochs", 5, "--n-samples", 8, "--n-draws", 60, "--threshold", 0.0,
+                    "--seed", 0, "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert result.output.count("disagree by more than 0.3") == 1, result.output
+    assert "disagree by more than 0.3" in result.stderr
+    assert "disagreeing_edges.csv" in result.stdout
+    table = pd.read_csv(tmp_path / "out" / "disagreeing_edges.csv")
+    row = table[(table["source"] == names[0]) & (table["target"] == names[1])].iloc[0]
+    assert (row["chain_1"], row["chain_2"], row["difference"]) == (1.0, 0.0, 1.0)
+    assert 0.0 <= row["probability"] <= 1.0
+    flagged = json.loads((tmp_path / "out" / "summary.json").read_text())["chains"]
+    assert len(table) == len(flagged["disagreeing_edges"])

@@ -130,13 +130,17 @@ def test_a_version_3_file_loads_with_gaussian_noise(saved, tmp_path):
     np.testing.assert_array_equal(loaded.sample(5, seed=0), ProDAG.load(saved).sample(5, seed=0))
 
 
-def test_a_file_written_in_format_5_loads_with_grouped_parameters():
+def test_a_file_written_in_format_5_loads_with_grouped_parameters(monkeypatch):
     """``tests/data/model_format5.npz`` was written by the format-5 code (flat parameters,
     ``lam=None``, ``forbid_within_tiers``, ``mix_radii``); it loads into the grouped
-    parameters and draws what that code drew (``model_format5_draws.npz``, ``seed=1``)."""
+    parameters and draws what that code drew (``model_format5_draws.npz``, ``seed=1``), before
+    the entries of negligible effect were dropped from draws (``prodag.negligible``, off
+    here)."""
     from pathlib import Path
 
-    from prodag import Tiers
+    from prodag import Tiers, negligible
+
+    monkeypatch.setattr(negligible, "EFFECT_SIZE", 0.0)
 
     data = Path(__file__).parent / "data"
     loaded = ProDAG.load(data / "model_format5.npz")

@@ -120,3 +120,18 @@ def test_a_heatmap_of_many_variables_stays_legible():
         assert all(label.get_fontsize() <= points_per_label for label in labels)
         assert min(label.get_fontsize() for label in labels) >= 5
         assert "the 18-edge graph" not in axes.get_title()  # no true graph given, no boxes
+
+
+def test_edges_the_chains_disagree_on_are_hatched_in_the_heatmap_and_dashed_in_the_graph():
+    marked = [("a", "b"), ("c", "d")]
+    ax = plotting.plot_edge_probabilities(PROBS, NAMES, disagreeing=marked).axes[0]
+    hatched = sorted((int(r.get_y() + 0.5), int(r.get_x() + 0.5)) for r in ax.patches
+                     if isinstance(r, Rectangle) and r.get_hatch())
+    assert hatched == [(0, 1), (2, 3)] and "chains disagree" in ax.get_title()
+    ax = plotting.plot_graph(PROBS, 0.5, NAMES, disagreeing=marked).axes[0]
+    arrows = [a for a in ax.patches if isinstance(a, FancyArrowPatch)]
+    dashed = [a for a in arrows if a.get_linestyle() not in ("-", "solid")]
+    assert len(arrows) == 4 and len(dashed) == 2  # a->b, c->d of four
+    plain = plotting.plot_edge_probabilities(PROBS, NAMES).axes[0]
+    assert not any(isinstance(r, Rectangle) and r.get_hatch() for r in plain.patches)
+    assert "disagree" not in plain.get_title()

@@ -37,6 +37,7 @@ from prodag.checks import check_integer, check_positive
 from prodag.compiled import exact_jit
 from prodag.interventions import condition_offsets
 from prodag.streams import NUMPY_NOISE_STREAM
+from prodag.units import check_units, column_sd, in_units, standardized
 
 NOISE_ROWS = 64
 """Noise rows each posterior draw of a nonlinear SEM is simulated on (``total_effects``)."""
@@ -156,7 +157,8 @@ def shift_effects(model, weights: dict, noise: np.ndarray, scale: np.ndarray, ca
 
 @dataclass(frozen=True)
 class EffectSummary:
-    """The posterior of one total effect, in data units per unit of the cause."""
+    """The posterior of one total effect, in data units per unit of the cause, or with
+    ``units="standardized"`` in standard deviations of the effect per one of the cause."""
 
     cause: str
     effect: str
@@ -171,14 +173,17 @@ class EffectSummary:
     n: int
     mc_error: float
     """Monte Carlo standard error of ``mean`` over the ``n`` draws (sd / √n)."""
+    units: str = "data"
 
     def as_dict(self) -> dict:
         return asdict(self)
 
     def __str__(self) -> str:
         percent = f"{100 * self.level:g}%"
+        per = ("unit" if self.units == "data" else
+               f"standard deviation (standardised units: in sds of {self.effect})")
         return (f"Total effect of {self.cause} on {self.effect} (change in {self.effect} per "
-                f"unit of {self.cause} under do({self.cause}), {self.n} posterior draws):\n"
+                f"{per} of {self.cause} under do({self.cause}), {self.n} posterior draws):\n"
                 f"  mean {self.mean:.4g}  sd {self.sd:.4g}  {percent} interval "
                 f"[{self.lower:.4g}, {self.upper:.4g}]\n"
                 f"  P(effect != 0) = {self.p_nonzero:.3f} (share of draws with a directed "
@@ -186,26 +191,32 @@ class EffectSummary:
 
 
 def summarize(values: np.ndarray, paths: np.ndarray, level: float = LEVEL, cause: str = "",
-              effect: str = "") -> EffectSummary:
-    """``EffectSummary`` of the draws ``values (n,)`` of one effect and ``paths (n,)`` bool
-    (a directed path in that draw); the interval is equal-tailed."""
+              effect: str = "", units: str = "data") -> EffectSummary:
+    """``EffectSummary`` of the draws ``values (n,)`` of one effect (in ``units``) and
+    ``paths (n,)`` bool (a directed path in that draw); the interval is equal-tailed."""
     values = np.asarray(values, dtype=float)
     lower, upper = np.quantile(values, [(1 - level) / 2, (1 + level) / 2])
     sd = float(values.std(ddof=1)) if values.size > 1 else 0.0
     return EffectSummary(cause, effect, float(values.mean()), sd, float(lower), float(upper),
                          float(level), float(np.mean(paths)), float(np.mean(values > 0)),
-                         int(values.size), float(sd / np.sqrt(values.size)))
+                         int(values.size), float(sd / np.sqrt(values.size)), units)
 
 
-def effect_table(draws: np.ndarray, paths: np.ndarray, names, level: float = LEVEL) \
-        -> pd.DataFrame:
-    """One row per ordered pair (cause ≠ effect) of ``draws (n, p, p)`` and ``paths (n, p,
-    p)``: the columns of ``EffectSummary``, largest |mean| first."""
+def effect_table(draws: np.ndarray, paths: np.ndarray, names, level: float = LEVEL,
+                 sd=None, units: str = "data") -> pd.DataFrame:
+    """One row per ordered pair (cause ≠ effect) of ``draws (n, p, p)`` (data units) and
+    ``paths (n, p, p)``: the columns of ``EffectSummary`` in ``units``. Given the columns'
+    standard deviations ``sd (p,)`` the rows are ranked by the standardised |mean| (the same
+    order in either units, and whatever the columns' units; ``prodag.units``), else by
+    |mean|."""
     p = draws.shape[1]
-    rows = [summarize(draws[:, j, k], paths[:, j, k], level, names[j], names[k]).as_dict()
-            for j in range(p) for k in range(p) if j != k]
+    shown = in_units(draws, sd, units)
+    rows = [summarize(shown[:, j, k], paths[:, j, k], level, names[j], names[k],
+                      units).as_dict() for j in range(p) for k in range(p) if j != k]
     table = pd.DataFrame(rows)
-    order = np.argsort(-table["mean"].abs().to_numpy(), kind="stable")
+    means = draws.mean(axis=0) if sd is None else standardized(draws.mean(axis=0), sd)
+    size = [abs(means[j, k]) for j in range(p) for k in range(p) if j != k]
+    order = np.argsort(-np.asarray(size), kind="stable")
     return table.iloc[order].reset_index(drop=True)
 
 
@@ -242,13 +253,16 @@ def _noise(est, shape, seed) -> np.ndarray:
 
 
 def draws_and_paths(est, n: int = 1000, seed=None, causes=None,
-                    noise_rows: int = NOISE_ROWS, delta: float = 1.0):
-    """Effect draws ``(n, p, p)`` of a fitted ``est`` (for the nonlinear SEMs only the rows of
-    ``causes``, default all) and whether each draw has a directed path ``(n, p, p)`` bool."""
+                    noise_rows: int = NOISE_ROWS, delta: float = 1.0, units: str = "data"):
+    """Effect draws ``(n, p, p)`` of a fitted ``est`` in ``units`` (``prodag.units``; for the
+    nonlinear SEMs only the rows of ``causes``, default all) and whether each draw has a
+    directed path ``(n, p, p)`` bool."""
+    check_units(units, column_sd(est))
     weights = est.sample_weights(n, seed)
     paths = directed_paths(edge_support(weights))
     if est.sem == "linear":
-        return linear_total_effects(data_unit_weights(weights["W"], est.scale_)), paths
+        draws = linear_total_effects(data_unit_weights(weights["W"], est.scale_))
+        return in_units(draws, column_sd(est), units), paths
     p = est.n_features_in_
     causes = range(p) if causes is None else causes
     noise_rows = check_integer("noise_rows", noise_rows, minimum=1)
@@ -259,19 +273,22 @@ def draws_and_paths(est, n: int = 1000, seed=None, causes=None,
         part = {name: value[start:start + CHUNK] for name, value in weights.items()}
         chunks.append(shift_effects(model, part, noise[start:start + CHUNK], est.scale_,
                                     causes, delta))
-    return np.concatenate(chunks), paths
+    return in_units(np.concatenate(chunks), column_sd(est), units), paths
 
 
 def total_effects(est, n: int = 1000, seed=None, noise_rows: int = NOISE_ROWS,
-                  delta: float = 1.0) -> np.ndarray:
-    """``(n, p, p)`` draws of every total effect of a fitted ``est`` in data units (see the
-    module docstring); ``noise_rows`` and ``delta`` apply to the nonlinear SEMs."""
-    return draws_and_paths(est, n, seed, None, noise_rows, delta)[0]
+                  delta: float = 1.0, units: str = "data") -> np.ndarray:
+    """``(n, p, p)`` draws of every total effect of a fitted ``est`` in data units, or in
+    standardised units (``units="standardized"``, a fit with ``standardize=True``;
+    ``prodag.units``); ``noise_rows`` and ``delta`` apply to the nonlinear SEMs."""
+    return draws_and_paths(est, n, seed, None, noise_rows, delta, units)[0]
 
 
 def effect(est, cause, on, n: int = 1000, level: float = LEVEL, seed=None,
-           noise_rows: int = NOISE_ROWS, delta: float = 1.0) -> EffectSummary:
-    """The ``EffectSummary`` of the total effect of ``cause`` on ``on`` (names or indices)."""
+           noise_rows: int = NOISE_ROWS, delta: float = 1.0,
+           units: str = "data") -> EffectSummary:
+    """The ``EffectSummary`` of the total effect of ``cause`` on ``on`` (names or indices),
+    in ``units`` (``total_effects``)."""
     names = list(est.columns_)
     j, k = variable_index(cause, names, "cause"), variable_index(on, names, "effect")
     if j == k:
@@ -280,8 +297,8 @@ def effect(est, cause, on, n: int = 1000, level: float = LEVEL, seed=None,
     level = float(level)
     if not 0 < level < 1:
         raise ValueError(f"level must be a probability in (0, 1), e.g. 0.9; got {level!r}.")
-    draws, paths = draws_and_paths(est, n, seed, [j], noise_rows, delta)
-    return summarize(draws[:, j, k], paths[:, j, k], level, names[j], names[k])
+    draws, paths = draws_and_paths(est, n, seed, [j], noise_rows, delta, units)
+    return summarize(draws[:, j, k], paths[:, j, k], level, names[j], names[k], units)
 
 
 def intervene(est, do: dict, n: int = 1000, seed=None, condition=None):

@@ -9,8 +9,7 @@ Typical use::
 Every column is centred (``standardize=True``: also divided by its standard deviation).
 Returned weights (``sample``, ``to_networkx``) are in the data's units as given.
 
-The fit runs the named steps of ``prodag.procedure``; the settings are declared and checked in
-``prodag.parameters``; saving and loading are in ``prodag.persistence``.
+Fit steps: ``prodag.procedure``; settings: ``prodag.parameters``; files: ``prodag.persistence``.
 """
 
 from __future__ import annotations
@@ -20,8 +19,8 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from prodag import (chains, effects, fitting, mixture, parameters, persistence, procedure,
-                    refinement)
+from prodag import (chains, effects, fitting, mixture, negligible, parameters, persistence,
+                    procedure, refinement)
 from prodag import interventions as interventions_module
 from prodag import validation
 from prodag.checks import check_integer, check_probability, check_seed
@@ -31,6 +30,7 @@ from prodag.posterior import edge_graph
 from prodag.progress import Progress
 from prodag.protocol import ParameterProtocol
 from prodag.streams import SAMPLE_STREAM
+from prodag.units import column_sd, in_units
 
 
 
@@ -217,17 +217,16 @@ class ProDAG(ParameterProtocol):
                else jax.random.PRNGKey(check_seed(seed)))
         if self.refined_ is not None:
             rows = refinement.draw_rows(len(self.refined_.lams), n, key)
-            return fitting.refiner(self._config()).project_draws(
+            return negligible.drop_negligible(self, *fitting.refiner(self._config()).project_draws(
                 {name: value[rows] for name, value in self.refined_.weights_tilde.items()},
-                self.refined_.lams[rows])
+                self.refined_.lams[rows]))
         sampler = fitting.sampler(self._config())
 
         def sample(k, key, m):
             return sampler.sample(jax.tree.map(jnp.asarray, self.components_[k]), key, m,
                                   self.component_lams_[k])
-
-        return mixture.sample_mixture(sample, list(range(len(self.components_))),
-                                      self.mixture_weights_, key, n)
+        return negligible.drop_negligible(self, *mixture.sample_mixture(
+            sample, list(range(len(self.components_))), self.mixture_weights_, key, n))
 
     def sample(self, n: int = 1000, seed=None) -> np.ndarray:
         """``n`` posterior DAG samples ``(n, p, p)`` (``[s, j, k]``: j → k), linear weights and
@@ -245,7 +244,7 @@ class ProDAG(ParameterProtocol):
 
     def edge_probabilities(self, n_samples: int = 1000) -> np.ndarray:
         """Posterior probability of every edge j → k, a ``(p, p)`` array: the share of the
-        ``sample(n_samples)`` draws with that edge (cached per size)."""
+        ``sample(n_samples)`` draws with that edge (``prodag.negligible``; cached per size)."""
         return edge_probabilities(self._cached_graphs(n_samples))
 
     def _cached_graphs(self, n_samples: int) -> np.ndarray:
@@ -259,11 +258,12 @@ class ProDAG(ParameterProtocol):
         return pd.DataFrame(self.edge_probabilities(n_samples), index=self.columns_,
                             columns=self.columns_)
 
-    def to_networkx(self, threshold: float = 0.5, n_samples: int = 1000):
-        """A ``networkx.DiGraph`` of the edges with probability > ``threshold`` (in [0, 1)),
-        carrying ``probability`` and ``weight`` (the mean weight given the edge)."""
+    def to_networkx(self, threshold: float = 0.5, n_samples: int = 1000, units: str = "data"):
+        """A ``networkx.DiGraph`` of the edges with P > ``threshold`` (in [0, 1)), with their
+        ``probability`` and mean ``weight`` given the edge (data or standardised ``units``)."""
         check_probability("threshold", threshold)
-        return edge_graph(self._cached_graphs(n_samples), self.columns_, threshold)
+        graphs = in_units(self._cached_graphs(n_samples), column_sd(self), units)
+        return edge_graph(graphs, self.columns_, threshold)
 
     def predict(self, X, n_samples: int = 100, seed=None, conditions=None) -> np.ndarray:
         """Posterior mean of each variable given the others, ``(n, p)``, in data units (a fit
@@ -279,8 +279,8 @@ class ProDAG(ParameterProtocol):
     # ---- causal effects (prodag.effects) ------------------------------------------------
 
     def total_effects(self, n: int = 1000, seed=None, **options) -> np.ndarray:
-        """``(n, p, p)`` draws of every total effect in data units (``[l, j, k]``: change of
-        E[x_k] per unit of x_j under do(x_j)); ``options``: ``prodag.effects.total_effects``."""
+        """``(n, p, p)`` draws of every total effect (``[l, j, k]``: change of E[x_k] per unit
+        of x_j under do(x_j)), in data units or ``units="standardized"`` (``prodag.effects``)."""
         self._check_fitted()
         return effects.total_effects(self, n, seed, **options)
 

@@ -218,9 +218,10 @@ def _diagnostics(diagnostics, columns: list[str], check: Checker):
         return None
     fields = {"n_chains", "max_difference", "mean_difference", "threshold",
               "disagreeing_edges", "chain_elbos"}
-    check.that(isinstance(diagnostics, dict) and set(diagnostics) - {"sortability"} == fields,
+    check.that(isinstance(diagnostics, dict)
+               and set(diagnostics) - {"sortability", "chain_weights"} == fields,
                f"'diagnostics_' must be an object with the fields {sorted(fields)} (and "
-               "'sortability')")
+               "optionally 'sortability' and 'chain_weights')")
     report = diagnostics.get("sortability", {})
     check.that(isinstance(report, dict) and all(
         value is None or isinstance(value, (int, float)) for value in report.values()),
@@ -230,6 +231,9 @@ def _diagnostics(diagnostics, columns: list[str], check: Checker):
                and isinstance(diagnostics["chain_elbos"], list)
                and len(diagnostics["chain_elbos"]) == n_chains,
                "'diagnostics_' must give one ELBO per chain")
+    shares = diagnostics.get("chain_weights", [0.0] * n_chains)
+    check.that(isinstance(shares, list) and len(shares) == n_chains,
+               "'diagnostics_.chain_weights' must give one share per chain")
     check.that(isinstance(diagnostics["disagreeing_edges"], list) and all(
         isinstance(edge, dict) and edge.get("source") in columns
         and edge.get("target") in columns

@@ -29,7 +29,7 @@ table ``prodag.metrics.METRICS`` (this name is kept for existing callers)."""
 def plot_edge_probabilities(probs, variables: Sequence[str] | None = None, ax: Axes | None = None,
                             true_graph=None, annotate: bool | None = None,
                             title: str | None = "Posterior edge probabilities",
-                            truth_name: str = "true edges") -> Figure:
+                            truth_name: str = "true edges", disagreeing=None) -> Figure:
     """Heatmap of posterior edge probabilities; cell ``[j, k]`` is the edge ``j → k``.
 
     Args:
@@ -42,6 +42,8 @@ def plot_edge_probabilities(probs, variables: Sequence[str] | None = None, ax: A
         annotate: write each probability in its cell; by default only when ``p ≤ 25``.
         title: axes title (``None`` for none).
         truth_name: what the boxes mark, named in the title (e.g. which consensus graph).
+        disagreeing: edges the fit's chains disagree on (``(p, p)`` mask or ``(source,
+            target)`` pairs, as ``true_graph``); their cells are hatched.
 
     Returns:
         The figure drawn on. Cells shrink so that the figure stays within about 12 inches,
@@ -75,14 +77,28 @@ def plot_edge_probabilities(probs, variables: Sequence[str] | None = None, ax: A
                                    linewidth=1.8))
         if title:
             title = f"{title}\n(boxed: {truth_name})"
+    marked = _marked(disagreeing, variables)
+    for j, k in zip(*np.nonzero(marked)):
+        ax.add_patch(Rectangle((k - 0.5, j - 0.5), 1, 1, fill=False, hatch="///",
+                               edgecolor="#d95f02", linewidth=0.8))
+    if title and marked.any():
+        title = f"{title}\n(hatched: the chains disagree)"
     if title:
         ax.set_title(title)
     return fig
 
 
+def _marked(edges, variables: Sequence[str]) -> np.ndarray:
+    """``(p, p)`` bool of ``edges`` (``None``, a mask or pairs; ``adjacency_matrix``)."""
+    p = len(variables)
+    if edges is None or (not isinstance(edges, np.ndarray) and len(edges) == 0):
+        return np.zeros((p, p), bool)
+    return adjacency_matrix(edges, variables) != 0
+
+
 def plot_graph(graph, threshold: float = 0.5, variables: Sequence[str] | None = None,
                ax: Axes | None = None, layout: str = "circular", edge_labels: bool = True,
-               title: str | None = None) -> Figure:
+               title: str | None = None, disagreeing=None) -> Figure:
     """Draw the edges whose posterior probability is at least ``threshold``.
 
     Edge width and opacity grow with the probability; with ``edge_labels`` each edge carries
@@ -99,6 +115,8 @@ def plot_graph(graph, threshold: float = 0.5, variables: Sequence[str] | None = 
             circular when the drawn graph has a cycle).
         edge_labels: write the probability on each edge.
         title: axes title; by default it states the threshold and the number of edges.
+        disagreeing: edges the fit's chains disagree on (``(source, target)`` pairs or a
+            ``(p, p)`` mask over ``variables``); drawn dashed.
 
     Returns:
         The figure drawn on.
@@ -112,10 +130,14 @@ def plot_graph(graph, threshold: float = 0.5, variables: Sequence[str] | None = 
     nx.draw_networkx_nodes(digraph, positions, ax=ax, node_color="#dbe9f6",
                            edgecolors="#2b5d8a", node_size=900)
     nx.draw_networkx_labels(digraph, positions, ax=ax, font_size=9)
+    names = list(digraph.nodes)
+    marked = _marked(disagreeing, names)
     for edge, probability in zip(digraph.edges, probabilities):
+        dashed = marked[names.index(edge[0]), names.index(edge[1])]
         nx.draw_networkx_edges(digraph, positions, edgelist=[edge], ax=ax, node_size=900,
                                width=0.5 + 3.5 * probability, alpha=0.25 + 0.75 * probability,
-                               edge_color="#1f3b57", arrowsize=14,
+                               edge_color="#d95f02" if dashed else "#1f3b57", arrowsize=14,
+                               style="dashed" if dashed else "solid",
                                connectionstyle="arc3,rad=0.08")
     if edge_labels and digraph.number_of_edges():
         nx.draw_networkx_edge_labels(
@@ -124,7 +146,8 @@ def plot_graph(graph, threshold: float = 0.5, variables: Sequence[str] | None = 
             edge_labels={e: f"{pr:.2f}" for e, pr in zip(digraph.edges, probabilities)})
     ax.set_axis_off()
     ax.set_title(title if title is not None else
-                 f"Edges with P(edge) ≥ {threshold:g}  ({digraph.number_of_edges()} edges)")
+                 f"Edges with P(edge) ≥ {threshold:g}  ({digraph.number_of_edges()} edges)"
+                 + ("\ndashed: the chains disagree" if marked.any() else ""))
     return fig
 
 

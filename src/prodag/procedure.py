@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag import (assumptions, chains, diagnostics, fitting, mixture, parameters,
+from prodag import (assumptions, chains, diagnostics, fitting, mixture, negligible, parameters,
                     preprocessing, selection, sortability, validation)
 from prodag.checks import check_positive_vector, check_seed
 from prodag.parameters import (optimiser_options, resolved_init, resolved_restarts,
@@ -259,21 +259,24 @@ def pool(the_plan: Plan, runs: list, prepared: Prepared, key, dtype) -> Posterio
                      else mixture.kept_components(objectives, n))
     sampler = fitting.sampler(the_plan.config)
 
-    def sample(k, sample_key, m):
+    def sample(k, sample_key, m):  # as the fitted estimator draws: negligible entries dropped
         lam, fit = fits[k]
-        return sampler.sample(fit.params, sample_key, m, lam)
+        noise = np.asarray(noise_variance_of(fit.params, jnp.asarray(prepared.noise)))
+        return negligible.without_negligible(the_plan.config.sem, *sampler.sample(
+            fit.params, sample_key, m, lam), noise, the_plan.config.knowledge)
 
     probabilities = chains.chain_probabilities(sample, objectives, chain_of, len(runs), n,
                                                score_key)
     chain_elbos = [-n * float(objectives[chain_of == c].min()) for c in range(len(runs))]
     best = fits[kept[0]][1]
     # each chain's mixture holds its share of the pooled weight
-    chain_weights = np.bincount(np.asarray(chain_of)[kept], weights, minlength=len(runs))
+    chain_weights = chains.chain_weights(weights, np.asarray(chain_of)[kept], len(runs))
     return Posterior([jax.tree.map(np.asarray, fits[i][1].params) for i in kept], weights,
                      np.array([fits[i][0] for i in kept]), np.asarray(chain_of)[kept],
                      runs[int(chain_of[kept[0]])].path,
                      best.history, float(objectives[kept[0]]),
-                     chains.diagnose(probabilities, chain_elbos, prepared.columns),
+                     chains.diagnose(probabilities, chain_elbos, prepared.columns,
+                                     chain_weights=chain_weights),
                      np.tensordot(chain_weights, probabilities, 1))
 
 

@@ -88,7 +88,7 @@ def demo(
     the paper's ProDAG row.
 
     Writes into --out: edge_probabilities.csv, samples.npz, posterior.npz, heatmap.png,
-    graph.png (as prodag fit does) and metrics.json (the scores).
+    graph.png, disagreeing_edges.csv (as prodag fit does) and metrics.json (the scores).
     """
     from prodag import datasets
 
@@ -121,9 +121,10 @@ def demo(
                       interventions=interventions, conditions=conditions, sem=sem.value,
                       seed=seed)
     ranked = ranked_edges(results["probabilities"], variables, results["samples"],
-                          truth=sachs.graph)
-    print_edges(ranked, threshold, top=20, truth_name="18-edge consensus graph")
-    echo_chains(estimator.diagnostics_)
+                          truth=sachs.graph, sd=estimator.scale_)  # standardised columns
+    print_edges(ranked, threshold, top=20, truth_name="18-edge consensus graph",
+                units="standardized")
+    echo_chains(estimator.diagnostics_, bagged=estimator.bootstrap)
     echo_done(seconds, estimator, out, DEMO_FILES)
     typer.echo("\nPosterior metrics (lower Brier/E-SHD and higher E-F1/AUROC are better):\n")
     print_metrics_table(scores)

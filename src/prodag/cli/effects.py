@@ -18,6 +18,8 @@ from prodag import effects as fx
 from prodag.cli.errors import friendly_errors
 from prodag.cli.files import npz_names, require_file
 from prodag.cli.results import RESULT_FILES, write_json
+from prodag.cli.tables import UnitsOption
+from prodag.units import check_units, column_sd, default_units, in_units, standardized
 from prodag.validation import DataError
 
 TABLE_FILE = "effects.csv"
@@ -51,12 +53,17 @@ def effects(
         min=0.0, max=1.0,
         help="Pairs whose P(effect != 0) is below this are greyed out in the heatmap and "
              "left out of the printed list.")] = 0.5,
+    units: UnitsOption = None,
 ):
     """Total causal effects of each variable on each other, with their uncertainty.
 
     The effect of X on Y is the change in the mean of Y per unit of X when X is set from
-    outside (do(X)), in the units of the data, computed in every posterior draw: exactly for
-    the linear SEM ((I - W)^-1), by simulating a unit shift for the additive and MLP SEMs.
+    outside (do(X)), computed in every posterior draw: exactly for the linear SEM
+    ((I - W)^-1), by simulating a unit shift for the additive and MLP SEMs. For a fit with
+    --standardize it is reported in standardised units (standard deviations of Y per
+    standard deviation of X; --units data for the data's units), else in the data's units;
+    the table is ranked by the standardised effect where it is known, and the heatmap's
+    colours are standardised effects.
     With --cause and --effect, prints its posterior mean, sd, credible interval, P(effect !=
     0) (the share of draws with a directed path) and P(effect > 0). Without, writes a table of
     every ordered pair and a heatmap of the posterior mean effects.
@@ -72,12 +79,14 @@ def effects(
         from prodag import ProDAG
 
         estimator, graphs = ProDAG.load(path), None
-        names = list(estimator.columns_)
+        names, sd = list(estimator.columns_), column_sd(estimator)
     else:
-        estimator, (graphs, names) = None, saved
+        estimator, (graphs, names), sd = None, saved, saved_sd(path)
+    shown = check_units(units.value if units else default_units(sd), sd, "--units")
     if cause is not None:
         cause, effect = as_variable(cause, names), as_variable(effect, names)
-        summary = pair_summary(estimator, graphs, cause, effect, names, level, n_draws, seed)
+        summary = pair_summary(estimator, graphs, cause, effect, names, level, n_draws, seed,
+                               (sd, shown))
         typer.echo(str(summary))
         if out is not None:
             write_json(out, summary.as_dict())
@@ -85,12 +94,14 @@ def effects(
         return
     draws, paths = (fx.draws_and_paths(estimator, n_draws or 1000, seed) if graphs is None
                     else (fx.linear_total_effects(graphs), fx.directed_paths(graphs)))
-    table = fx.effect_table(draws, paths, names, level)
+    table = fx.effect_table(draws, paths, names, level, sd=sd, units=shown)
     out = out if out is not None else (folder or results.parent) / TABLE_FILE
     table.to_csv(out, index=False)
-    figure = plot_effects(draws.mean(axis=0), paths.mean(axis=0), names, min_probability)
+    means = draws.mean(axis=0) if sd is None else standardized(draws.mean(axis=0), sd)
+    figure = plot_effects(means, paths.mean(axis=0), names, min_probability,
+                          standardised=sd is not None)
     figure.savefig(out.with_suffix(".png"), dpi=150)
-    print_table(table, min_probability, level)
+    print_table(table, min_probability, level, shown)
     typer.echo(f"\nAll {len(table)} ordered pairs in {out}; heatmap in "
                f"{out.with_suffix('.png')}")
 
@@ -129,6 +140,15 @@ def saved_model(posterior: Path) -> tuple[str, list[str]] | None:
     return sem, columns
 
 
+def saved_sd(posterior: Path) -> np.ndarray | None:
+    """The column standard deviations ``(p,)`` of a saved fit with ``standardize=True`` (its
+    ``scale_``), else None; ``posterior`` was read by ``saved_model``."""
+    with np.load(posterior, allow_pickle=False) as archive:
+        if json.loads(str(archive["metadata"]))["params"].get("standardize") is not True:
+            return None
+        return np.asarray(archive["arrays/scale_"], dtype=float)
+
+
 def saved_graphs(folder, posterior: Path, n_draws, seed):
     """``(graphs (n, p, p), variable names)``: the weighted DAGs of the folder's samples.npz
     (data units) when they serve (a linear fit, no other draws asked for); else None."""
@@ -146,27 +166,32 @@ def saved_graphs(folder, posterior: Path, n_draws, seed):
         return np.asarray(archive["samples"], dtype=float), model[1]
 
 
-def pair_summary(estimator, graphs, cause, effect, names, level, n_draws, seed):
-    """The ``EffectSummary`` of one pair: from the saved ``graphs`` when given, else drawn
-    from ``estimator``."""
+def pair_summary(estimator, graphs, cause, effect, names, level, n_draws, seed, units):
+    """The ``EffectSummary`` of one pair in ``units = (column sds or None, units)``: from the
+    saved ``graphs`` when given, else drawn from ``estimator``."""
+    sd, shown = units
     if graphs is None:
-        return estimator.effect(cause, effect, n=n_draws or 1000, level=level, seed=seed)
+        return estimator.effect(cause, effect, n=n_draws or 1000, level=level, seed=seed,
+                                units=shown)
     j = fx.variable_index(cause, names, "--cause")
     k = fx.variable_index(effect, names, "--effect")
     if j == k:
         raise DataError(f"--cause and --effect are the same variable ({names[j]!r}).")
-    draws = fx.linear_total_effects(graphs)
+    draws = in_units(fx.linear_total_effects(graphs), sd, shown)
     return fx.summarize(draws[:, j, k], fx.directed_paths(graphs)[:, j, k], level,
-                        names[j], names[k])
+                        names[j], names[k], shown)
 
 
-def print_table(table, min_probability: float, level: float) -> None:
-    """The ``SHOWN`` largest mean effects among pairs with P(effect != 0) ≥ the threshold."""
+def print_table(table, min_probability: float, level: float, units: str = "data") -> None:
+    """The ``SHOWN`` first pairs of ``table`` (ranked by ``fx.effect_table``) among those with
+    P(effect != 0) ≥ the threshold, in ``units``."""
     shown = table[table["p_nonzero"] >= min_probability].head(SHOWN)
     if shown.empty:
         typer.echo(f"No pair has P(effect != 0) >= {min_probability:g}.")
         return
-    typer.echo(f"Largest total effects with P(effect != 0) >= {min_probability:g}:")
+    typer.echo(f"Largest total effects with P(effect != 0) >= {min_probability:g}"
+               + (" (standardised: sds of the effect per sd of the cause; --units data for "
+                  "the data's units):" if units == "standardized" else ", in data units:"))
     typer.echo(f"  {'cause -> effect':<28} {'mean':>9} {f'{100 * level:g}% interval':>22} "
                f"{'P(!=0)':>7} {'P(>0)':>6}")
     for row in shown.to_dict(orient="records"):
@@ -175,9 +200,12 @@ def print_table(table, min_probability: float, level: float) -> None:
                    f"{interval:>22} {row['p_nonzero']:>7.2f} {row['p_positive']:>6.2f}")
 
 
-def plot_effects(means: np.ndarray, p_nonzero: np.ndarray, names, min_probability: float):
-    """Heatmap of the posterior mean effects ``(p, p)`` (row: cause, column: effect) on a
-    diverging scale; pairs with ``P(effect != 0) < min_probability`` are grey."""
+def plot_effects(means: np.ndarray, p_nonzero: np.ndarray, names, min_probability: float,
+                 standardised: bool = False):
+    """Heatmap of the posterior mean effects ``(p, p)`` (row: cause, column: effect; in
+    standardised units where ``standardised``, so one column's large unit does not set the
+    colour scale of every other) on a diverging scale; pairs with ``P(effect != 0) <
+    min_probability`` are grey."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -189,7 +217,9 @@ def plot_effects(means: np.ndarray, p_nonzero: np.ndarray, names, min_probabilit
     colours = plt.get_cmap("RdBu_r").with_extremes(bad="0.85")
     fig, ax = plt.subplots(figsize=(1.6 + 0.5 * max(p, 6), 1.0 + 0.45 * max(p, 6)))
     image = ax.imshow(shown, cmap=colours, vmin=-limit, vmax=limit, interpolation="nearest")
-    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="posterior mean effect")
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04,
+                 label="posterior mean effect (" + ("sd per sd)" if standardised else
+                                                    "data units)"))
     ax.set_xticks(range(p), names, rotation=90 if p > 12 else 45,
                   ha="center" if p > 12 else "right")
     ax.set_yticks(range(p), names)

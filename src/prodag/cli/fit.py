@@ -14,8 +14,9 @@ from prodag.cli.files import (log_transform, parse_sep, read_table, split_condit
 from prodag.cli.results import (RESULT_FILES, check_out, check_settings, echo_done,
                                 fit_posterior, lam_used, results_folder, write_json,
                                 write_results)
-from prodag.cli.tables import echo_chains, print_edges, ranked_edges
+from prodag.cli.tables import UnitsOption, echo_chains, print_edges, ranked_edges
 from prodag.interventions import intervention_mask
+from prodag.units import check_units, column_sd
 
 
 FIT_FILES = [*RESULT_FILES.values(), "summary.json"]
@@ -52,6 +53,7 @@ def fit(
     seed: o.FitSeedOption = o.API["seed"],
     projection: o.ProjectionOption = o.Projection(o.API["projection"]),
     standardize: o.StandardizeOption = o.API["standardize"],
+    units: UnitsOption = None,
     prune: o.PruneOption = o.API["prune"],
     noise_variance: o.NoiseVarianceOption = o.noise_variance_text(o.API["noise_variance"]),
     likelihood: o.LikelihoodOption = o.Likelihood(o.API["likelihood"]),
@@ -79,9 +81,13 @@ def fit(
     Writes into --out: edge_probabilities.csv (row = parent, column = child), samples.npz
     (arrays 'samples' of shape (n_draws, p, p), weighted DAGs with entry j, k the edge
     j -> k, and 'variables'), posterior.npz (reload with prodag.ProDAG.load), heatmap.png,
-    graph.png and summary.json; then prints the most probable edges and the l1 radius used.
+    graph.png, disagreeing_edges.csv (edges the independent chains disagree on, with each
+    chain's probability) and summary.json; then prints the most probable edges (weights in
+    standardised units after --standardize) and the l1 radius used.
     """
     check_out(out, FIT_FILES)
+    shown_units = units.value if units else ("standardized" if standardize else "data")
+    check_units(shown_units, standardize or None, "--units")  # sd known iff standardised
     radius = o.parse_lam(lam)
     noise = o.parse_noise_variance(noise_variance)
     frame = read_table(data, sep=parse_sep(sep), header=header, decimal=decimal,
@@ -114,9 +120,9 @@ def fit(
                       targets=targets, settings=settings, options={
                           "interventions": interventions, "conditions": conditions, "lam": lam,
                           "log_transform": log_transform_data, "threshold": threshold,
-                          "n_draws": n_draws}, seconds=seconds)
-    print_edges(results["ranked"], threshold, top)
-    echo_chains(estimator.diagnostics_)
+                          "n_draws": n_draws, "units": shown_units}, seconds=seconds)
+    print_edges(results["ranked"], threshold, top, units=shown_units)
+    echo_chains(estimator.diagnostics_, bagged=estimator.bootstrap)
     echo_done(seconds, estimator, out, FIT_FILES)
 
 
@@ -127,7 +133,8 @@ def write_summary(folder: Path, estimator, results: dict, *, data: Path, frame, 
     threshold = options["threshold"]
     knowledge = estimator.knowledge_
     ranked = ranked_edges(results["probabilities"], variables, results["samples"],
-                          required=None if knowledge is None else knowledge.required_mask())
+                          required=None if knowledge is None else knowledge.required_mask(),
+                          sd=column_sd(estimator) if options["units"] != "data" else None)
     summary = {
         "data": str(data), "n": len(frame), "p": len(variables), "variables": variables,
         "interventional_rows": 0 if targets is None else int(

@@ -17,7 +17,8 @@ from prodag.cli.folders import check_out, results_folder  # noqa: F401  (re-expo
 from prodag.sortability import describe as describe_orientation
 
 RESULT_FILES = {"edge_probabilities": "edge_probabilities.csv", "samples": "samples.npz",
-                "posterior": "posterior.npz", "heatmap": "heatmap.png", "graph": "graph.png"}
+                "posterior": "posterior.npz", "heatmap": "heatmap.png", "graph": "graph.png",
+                "disagreeing_edges": "disagreeing_edges.csv"}
 """The files ``write_results`` writes into a results folder."""
 
 
@@ -129,12 +130,33 @@ def write_results(estimator, variables: list[str], out: Path, *, threshold: floa
     np.savez_compressed(out / RESULT_FILES["samples"], samples=samples,
                         variables=np.array(variables))
     estimator.save(out / RESULT_FILES["posterior"])
-    plotting.plot_edge_probabilities(probs, variables, true_graph=truth,
-                                     truth_name=truth_name).savefig(
+    disagreeing = disagreement_table(estimator, probs, variables)
+    disagreeing.to_csv(out / RESULT_FILES["disagreeing_edges"], index=False)
+    marked = list(zip(disagreeing["source"], disagreeing["target"]))
+    plotting.plot_edge_probabilities(probs, variables, true_graph=truth, truth_name=truth_name,
+                                     disagreeing=marked).savefig(
         out / RESULT_FILES["heatmap"], dpi=150)
-    plotting.plot_graph(probs, threshold, variables).savefig(out / RESULT_FILES["graph"],
-                                                             dpi=150)
+    plotting.plot_graph(probs, threshold, variables, disagreeing=marked).savefig(
+        out / RESULT_FILES["graph"], dpi=150)
     return {"probabilities": probs, "samples": samples}
+
+
+def disagreement_table(estimator, probs: np.ndarray, variables: list[str]) -> pd.DataFrame:
+    """The edges the fit's independent chains disagree on (``prodag.chains.flagged_edges``;
+    none for a bagged fit), one row each, largest difference first: source, target, the
+    pooled ``probability`` of ``probs (p, p)``, each chain's (``chain_1``, ...) and their
+    ``difference`` (max - min)."""
+    from prodag.chains import flagged_edges
+
+    chains = [f"chain_{c + 1}" for c in range(estimator.n_chains)]
+    rows = [{"source": e["source"], "target": e["target"],
+             "probability": float(probs[variables.index(e["source"]),
+                                        variables.index(e["target"])]),
+             **dict(zip(chains, e["probabilities"])),
+             "difference": round(max(e["probabilities"]) - min(e["probabilities"]), 6)}
+            for e in flagged_edges(estimator)]
+    return pd.DataFrame(rows, columns=["source", "target", "probability", *chains,
+                                       "difference"])
 
 
 def lam_used(estimator) -> float | None:

@@ -2,23 +2,38 @@
 
 from __future__ import annotations
 
+from enum import Enum
+from typing import Annotated, Optional
+
 import numpy as np
 import pandas as pd
 import typer
 
 from prodag.metrics import METRICS
+from prodag.units import UNITS, standardized
 
+
+Units = Enum("Units", [(value, value) for value in UNITS], type=str)
+UnitsOption = Annotated[Optional[Units], typer.Option(
+    show_default="standardized for a fit with --standardize, else data",
+    help="Units of the printed weights and effects: 'standardized' (standard deviations of "
+         "the target per standard deviation of the source, the same whatever each column's "
+         "unit; needs a fit with --standardize) or 'data' (each column's own units).")]
+"""``--units`` of ``prodag fit`` and ``prodag effects`` (``prodag.units``)."""
 FALLBACK_EDGES = 10
 """How many edges ``print_edges`` lists when none reaches the probability threshold."""
 
 
 def ranked_edges(probs: np.ndarray, variables: list[str], samples: np.ndarray,
                  truth: np.ndarray | None = None,
-                 required: np.ndarray | None = None) -> pd.DataFrame:
+                 required: np.ndarray | None = None, sd=None) -> pd.DataFrame:
     """Every edge of some sample, most probable first, with the mean weight of the samples
-    that contain it (and, given ``truth``, whether it is a true edge; given ``required
-    (p, p)``, whether the user required it)."""
+    that contain it: in data units, or given the columns' standard deviations ``sd (p,)`` in
+    standardised units (``prodag.units``). Given ``truth``, whether it is a true edge; given
+    ``required (p, p)``, whether the user required it."""
     present = samples != 0
+    if sd is not None:
+        samples = standardized(samples, sd)
     rows = []
     for j, k in zip(*np.nonzero(probs > 0)):
         weights = samples[:, j, k][present[:, j, k]]
@@ -38,11 +53,11 @@ def ranked_edges(probs: np.ndarray, variables: list[str], samples: np.ndarray,
 
 
 def print_edges(table: pd.DataFrame, threshold: float, top: int,
-                truth_name: str = "true graph") -> None:
+                truth_name: str = "true graph", units: str = "data") -> None:
     """Print the ``top`` most probable edges of ``table`` (``ranked_edges``) that reach
     ``threshold``; if none does, the ``min(top, FALLBACK_EDGES)`` most probable instead, so a
     diffuse posterior still shows where its mass lies. ``truth_name`` names the graph of the
-    ``true_edge`` column (e.g. which consensus graph)."""
+    ``true_edge`` column (e.g. which consensus graph); ``units`` those of its weights."""
     above = table[table["probability"] >= threshold]
     if above.empty:
         shown = table.head(min(top, FALLBACK_EDGES))
@@ -58,6 +73,9 @@ def print_edges(table: pd.DataFrame, threshold: float, top: int,
     truth = "true_edge" in table
     typer.echo(f"  {'rank':>4}  {'edge':<28} {'P(edge)':>8} {'mean weight':>12}"
                + (f"  in {truth_name}" if truth else ""))
+    if units == "standardized":
+        typer.echo("  (weights in standardised units: standard deviations of the target per "
+                   "standard deviation of the source)")
     for rank, row in enumerate(shown.to_dict(orient="records"), start=1):
         edge = f"{row['source']} -> {row['target']}"
         typer.echo(f"  {rank:>4}  {edge:<28} {row['probability']:>8.3f} "
@@ -86,14 +104,20 @@ def print_metrics_table(rows: dict[str, dict[str, float]]) -> None:
             f"{format_metric(name, values[name]):>12}" for name in METRICS))
 
 
-def echo_chains(diagnostics: dict | None) -> None:
-    """One line on the chains' agreement (``prodag.chains.diagnose``); the edges they
-    disagree on were named in the fit's warning and are listed in summary.json."""
+def echo_chains(diagnostics: dict | None, bagged: bool = False) -> None:
+    """One line on the chains' agreement (``prodag.chains.diagnose``). Where they disagree
+    the fit's warning has said how and what helps (once): this line says where the edges are
+    marked. ``bagged`` chains fit different resamples and differ by design."""
     if diagnostics is None or diagnostics["n_chains"] < 2:
         return
-    flagged = len(diagnostics["disagreeing_edges"])
-    verdict = ("agree" if flagged == 0 else
-               f"disagree by more than {diagnostics['threshold']:g} on {flagged} edge(s) "
-               "(listed in summary.json under 'chains')")
-    typer.echo(f"\n{diagnostics['n_chains']} independent chains {verdict}; largest difference "
-               f"in an edge probability {diagnostics['max_difference']:.2f}.")
+    chains = f"\n{diagnostics['n_chains']} independent chains"
+    largest = f"largest difference in an edge probability {diagnostics['max_difference']:.2f}"
+    if bagged:
+        typer.echo(f"{chains}, each on its own resample of the rows, differ by design; "
+                   f"{largest}.")
+    elif diagnostics["disagreeing_edges"]:
+        typer.echo(f"{chains}: the edges they disagree on (see the warning) are in "
+                   "disagreeing_edges.csv with each chain's probability, hatched in "
+                   "heatmap.png and dashed in graph.png.")
+    else:
+        typer.echo(f"{chains} agree; {largest}.")

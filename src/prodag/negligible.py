@@ -1,0 +1,85 @@
+"""Edges that are not there: sampled linear weights too small to tell from zero.
+
+The projection's ℓ1 step soft-thresholds the whole matrix, so a draw keeps every entry that
+survives it, however small: on independent columns at a small fixed radius a draw can hold
+several edges of weight ±0.01. Counting those as edges makes ``P(edge)`` the share of draws
+with *any* weight, not with an effect.
+
+The rule, in the model's own terms: in a draw's linear SEM ``x = Wᵀx + ε`` with noise
+variances ``σ²``, the edge ``j → k`` moves ``x_k`` by ``|w_jk| · sd(x_j)`` when ``x_j``
+moves by one of its standard deviations; measured against ``x_k``'s noise that is the
+*effect size* ``|w_jk| · sd(x_j) / σ_k``, with ``sd(x_j)`` the draw's own implied standard
+deviation (``diag((I − Wᵀ)⁻¹ diag(σ²) (I − W)⁻¹)``). It does not depend on the data's units.
+An entry whose effect size is at most ``EFFECT_SIZE`` (0.2: it explains at most 4% of
+``x_k``'s noise variance) is dropped from the draw, so it counts in no edge probability, graph,
+effect or prediction. Required edges are never dropped. The rule applies to the linear SEM.
+The threshold was chosen by ``benchmarks/studies/zero_edges.py`` (``docs/findings.md``,
+2026-11-26): on independent columns and sparse simulated data, n = 100 and 1000, it lowers
+Brier and E-SHD with λ chosen, and costs a little at a tight fixed radius.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+EFFECT_SIZE = 0.2
+"""Entries with ``|w_jk| · sd(x_j) / σ_k`` at most this are not edges (module docstring)."""
+CHUNK = 1000
+"""Draws whose effect sizes are computed at once."""
+
+
+def implied_sd(W: np.ndarray, noise_variance: np.ndarray) -> np.ndarray:
+    """Standard deviation ``(S, p)`` of every variable in the linear SEM of each DAG of ``W
+    (S, p, p)`` (``[s, j, k]``: j → k) with noise variances ``noise_variance (p,)`` (or
+    ``(S, p)``), in the units of ``W``'s variables."""
+    W = np.asarray(W, dtype=float)
+    p = W.shape[-1]
+    noise = np.broadcast_to(np.asarray(noise_variance, dtype=float), W.shape[:-1])
+    inverse = np.linalg.inv(np.eye(p) - W)  # [j, k]: total effect of j on k, plus I
+    variance = np.einsum("sjk,sj->sk", inverse ** 2, noise)
+    return np.sqrt(variance)
+
+
+def effect_sizes(W: np.ndarray, noise_variance: np.ndarray) -> np.ndarray:
+    """``|w_jk| · sd(x_j) / σ_k`` ``(S, p, p)`` of every entry of ``W (S, p, p)``."""
+    W = np.asarray(W, dtype=float)
+    noise = np.broadcast_to(np.asarray(noise_variance, dtype=float), W.shape[:-1])
+    sd = implied_sd(W, noise)
+    return np.abs(W) * sd[:, :, None] / np.sqrt(noise)[:, None, :]
+
+
+def negligible(W: np.ndarray, noise_variance: np.ndarray, threshold: float = EFFECT_SIZE,
+               keep: np.ndarray | None = None) -> np.ndarray:
+    """``(S, p, p)`` bool: the nonzero entries of ``W (S, p, p)`` whose effect size is at most
+    ``threshold``, except those of ``keep (p, p)`` (required edges); computed ``CHUNK`` draws
+    at a time, so the float64 work arrays stay small beside ``W``."""
+    W = np.asarray(W)
+    noise = np.broadcast_to(np.asarray(noise_variance, dtype=float), W.shape[:-1])
+    small = np.zeros(W.shape, bool)
+    for start in range(0, len(W), CHUNK):
+        part = slice(start, start + CHUNK)
+        small[part] = (W[part] != 0) & (effect_sizes(W[part], noise[part]) <= threshold)
+    return small if keep is None else small & ~np.asarray(keep, bool)[None]
+
+
+def without_negligible(sem: str, weights: dict, graphs: np.ndarray, noise_variance,
+                       knowledge=None) -> tuple[dict, np.ndarray]:
+    """Draws ``(weights pytree, graphs (n, p, p))`` of a linear SEM (fitted units, noise
+    variances ``noise_variance (p,)`` or ``(1,)`` in the same units) without their negligible
+    entries (``negligible`` at ``EFFECT_SIZE``; the required edges of ``knowledge`` stay).
+    Other SEMs' draws are returned as they are: their graphs hold group norms or strengths,
+    not the weights of a linear SEM."""
+    if sem != "linear" or EFFECT_SIZE <= 0:
+        return weights, graphs
+    graphs = np.asarray(graphs)
+    small = negligible(graphs, noise_variance, EFFECT_SIZE,
+                       None if knowledge is None else knowledge.required_mask())
+    W = np.asarray(weights["W"])
+    return ({**weights, "W": np.where(small, 0, W).astype(W.dtype)},
+            np.where(small, 0, graphs).astype(graphs.dtype))
+
+
+def drop_negligible(est, weights: dict, graphs: np.ndarray) -> tuple[dict, np.ndarray]:
+    """``without_negligible`` for the draws of a fitted ``est``, with its noise variances."""
+    return without_negligible(est.sem, weights, graphs, est.noise_variance_,
+                              getattr(est, "knowledge_", None))

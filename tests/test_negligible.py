@@ -1,0 +1,89 @@
+"""Edges that are not there: entries whose effect size is negligible count in no draw."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from prodag import ProDAG, negligible
+
+# x0 ~ N(0, 1); x1 = 2 x0 + e1 (var 4); x2 = x0 - 0.5 x1 + e2 (var 0.25) = -0.5 e1 + e2
+W = np.zeros((3, 3))
+W[0, 1], W[0, 2], W[1, 2] = 2.0, 1.0, -0.5
+NOISE = np.array([1.0, 4.0, 0.25])
+
+
+def test_the_implied_standard_deviations_are_the_sems():
+    sd = negligible.implied_sd(W[None], NOISE)[0]
+    np.testing.assert_allclose(sd, [1.0, np.sqrt(8.0), np.sqrt(1.25)])
+
+
+def test_effect_sizes_are_weight_times_cause_sd_over_effect_noise_and_unit_free():
+    sizes = negligible.effect_sizes(W[None], NOISE)[0]
+    assert sizes[0, 1] == pytest.approx(2.0 * 1.0 / 2.0)
+    assert sizes[1, 2] == pytest.approx(0.5 * np.sqrt(8.0) / 0.5)
+    unit = np.array([1e-3, 1.0, 1e4])  # each column in another unit
+    rescaled = W * unit[None, :] / unit[:, None]
+    np.testing.assert_allclose(negligible.effect_sizes(rescaled[None], NOISE * unit ** 2)[0],
+                               sizes, rtol=1e-9)
+
+
+def test_only_nonzero_entries_at_or_below_the_threshold_are_negligible_and_required_stay():
+    small = W.copy()
+    small[0, 1] = 0.05  # effect size 0.05 / 2 = 0.025
+    flagged = negligible.negligible(small[None], NOISE, 0.2)[0]
+    assert flagged.tolist() == [[False, True, False], [False, False, False],
+                                [False, False, False]]
+    keep = np.zeros((3, 3), bool)
+    keep[0, 1] = True
+    assert not negligible.negligible(small[None], NOISE, 0.2, keep=keep).any()
+
+
+@pytest.fixture(scope="module")
+def independent_fit():
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 2, (60, 4)).astype(float)  # independent 0/1 columns
+    est = ProDAG(lam=2.0, max_epochs=15, n_samples=8, n_chains=1, seed=0, progress=False,
+                 required=[("x0", "x1")])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X)
+    return est
+
+
+def test_the_required_edge_stays_and_every_output_sees_the_same_edges(independent_fit):
+    est = independent_fit
+    draws = est.sample(200)
+    assert np.all(draws[:, 0, 1] != 0)
+    assert np.array_equal(est.sample_weights(200)["W"] != 0, draws != 0)
+    np.testing.assert_array_equal(est.edge_probabilities(200), np.mean(draws != 0, axis=0))
+
+
+def test_the_chains_diagnostic_counts_edges_as_the_posterior_does(monkeypatch):
+    from prodag import chains
+
+    seen, diagnose = [], chains.diagnose
+    monkeypatch.setattr(chains, "diagnose", lambda probabilities, *args, **options: (
+        seen.append(probabilities) or diagnose(probabilities, *args, **options)))
+    X = np.random.default_rng(5).standard_normal((40, 3))
+    X[:, 1] += X[:, 0]
+    est = ProDAG(lam=2.0, max_epochs=5, n_samples=4, n_chains=2, seed=0, progress=False)
+    est.fit(X)
+    assert seen[0].any()  # each chain's edge probabilities, ...
+    monkeypatch.setattr(negligible, "EFFECT_SIZE", 1e9)  # ... and with every entry negligible
+    est.fit(X)
+    assert not seen[1].any() and not est.sample(50).any()
+
+
+def test_without_the_rule_the_same_fit_counts_more_edges(independent_fit, monkeypatch):
+    est = independent_fit
+    with_rule = est.sample(200)
+    monkeypatch.setattr(negligible, "EFFECT_SIZE", 0.0)
+    raw = est.sample(200)
+    assert np.array_equal(with_rule != 0, (raw != 0) & (with_rule != 0))  # only drops
+    dropped = (raw != 0) & (with_rule == 0)
+    sizes = negligible.effect_sizes(raw, est.noise_variance_ * est.scale_ ** 2)
+    kept = with_rule != 0
+    kept[:, 0, 1] = False  # the required edge is exempt
+    assert dropped.any() and np.all(sizes[dropped] <= 0.2) and np.all(sizes[kept] > 0.2)
+    np.testing.assert_array_equal(raw[with_rule != 0], with_rule[with_rule != 0])
