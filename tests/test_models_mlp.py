@@ -266,23 +266,3 @@ def test_estimator_passes_hidden_layers_to_the_model():
     assert model.weight_shapes(4) == MLPSEM(hidden_units=3, hidden_layers=2,
                                             bias=False).weight_shapes(4)
     assert "W3" in model.weight_shapes(4)
-
-
-def test_strength_edges_give_groups_whose_norm_is_the_projected_strength():
-    import jax
-
-    from prodag.models.mlp import MLPSEM
-    from prodag.projection import make_projector
-    from prodag.variational import init_at_prior
-
-    model = MLPSEM(hidden_units=3, bias=False, edges="strength")
-    shapes = model.weight_shapes(4)
-    assert shapes["S"] == (4, 4) and shapes["V1"] == (4, 4, 3) and "W1" not in shapes
-    assert model.edge_weight == "S"
-    q = init_at_prior(shapes, 0.0, 1.0)
-    weights, graphs = model.draw(q, jax.random.PRNGKey(0), 6, make_projector("exact"), 2.0)
-    norms = np.linalg.norm(np.asarray(weights["W1"]), axis=-1)
-    np.testing.assert_allclose(norms, np.abs(np.asarray(graphs)), rtol=1e-5, atol=1e-6)
-    assert set(weights) == {"W1", "W2"}
-    with pytest.raises(ValueError, match="edges must be one of"):
-        MLPSEM(edges="norm")

@@ -19,8 +19,7 @@ __all__ = ["LIKELIHOODS", "LinearSEM", "SEM_NAMES", "StructuralEquationModel", "
 
 
 def make_model(sem: str, *, hidden_units: int = 10, hidden_layers: int = 1,
-               activation: str = "relu", bias: bool = True, edges: str = "group_norm",
-               likelihood: str = "gaussian") -> StructuralEquationModel:
+               activation: str = "relu", bias: bool = True, likelihood: str = "gaussian") -> StructuralEquationModel:
     """The model named ``sem`` (``"linear"``, ``"mlp"`` or ``"additive"``) with Gaussian or
     Student-t noise (``likelihood``); MLP options are ignored for the others."""
     if likelihood == "student":
@@ -28,7 +27,7 @@ def make_model(sem: str, *, hidden_units: int = 10, hidden_layers: int = 1,
 
         return StudentTNoise(make_model(sem, hidden_units=hidden_units,
                                         hidden_layers=hidden_layers, activation=activation,
-                                        bias=bias, edges=edges))
+                                        bias=bias))
     if likelihood != "gaussian":
         raise ValueError(f"likelihood={likelihood!r} is not known; use one of {LIKELIHOODS}.")
     if sem == "linear":
@@ -41,5 +40,5 @@ def make_model(sem: str, *, hidden_units: int = 10, hidden_layers: int = 1,
         from prodag.models.mlp import MLPSEM
 
         return MLPSEM(hidden_units=hidden_units, activation=activation, bias=bias,
-                      hidden_layers=hidden_layers, edges=edges)
+                      hidden_layers=hidden_layers)
     raise ValueError(f"sem={sem!r} is not a known model; use one of {SEM_NAMES}.")

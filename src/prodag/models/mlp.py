@@ -43,8 +43,6 @@ ACTIVATIONS: dict[str, Callable[[jax.Array], jax.Array]] = {
     "softplus": jax.nn.softplus,
 }
 """Hidden-layer activations ``MLPSEM`` accepts, by name."""
-EDGE_MODELS = ("group_norm", "strength")
-"""How ``MLPSEM``'s first layer carries the graph (see ``MLPSEM.edges``)."""
 
 
 def safe_group_norm(groups: jax.Array) -> jax.Array:
@@ -80,20 +78,15 @@ class MLPSEM:
         Whether every layer has a bias.
     hidden_layers:
         Number of hidden layers ``H ≥ 1``; only the first one is projected.
-    edges:
-        How the first layer carries the graph. ``"group_norm"`` (the paper): ``W̃_jk =
-        ‖ω̃_jk‖₂`` and Prop. 2 rescales the group. ``"strength"``: a scalar strength
-        ``S̃_jk`` per edge with its own Gaussian posterior is the graph, ``W̃ = S̃``, and the
-        group is ``ω_jk = W_jk · v_jk / ‖v_jk‖`` with a separately learned direction ``v_jk``
-        (weights ``S (p, p)`` and ``V1 (p, p, d)`` instead of ``W1``), so ``‖ω_jk‖ = |W_jk|``
-        and a non-edge's strength can shrink like a linear weight.
+
+    The first layer carries the graph (the paper): ``W̃_jk = ‖ω̃_jk‖₂``, and Prop. 2 rescales
+    each group ``ω̃_jk`` to the projected ``W_jk``.
     """
 
     hidden_units: int = 10
     activation: str = "relu"
     bias: bool = True
     hidden_layers: int = 1
-    edges: str = "group_norm"
 
     def __post_init__(self):
         for name in ("hidden_units", "hidden_layers"):
@@ -104,21 +97,18 @@ class MLPSEM:
         if self.activation not in ACTIVATIONS:
             raise ValueError(f"Unknown activation {self.activation!r}; choose one of "
                              f"{sorted(ACTIVATIONS)}.")
-        if self.edges not in EDGE_MODELS:
-            raise ValueError(f"edges must be one of {EDGE_MODELS}, got {self.edges!r}.")
         object.__setattr__(self, "bias", bool(self.bias))
 
     @property
     def edge_weight(self) -> str:
         """The weight whose leading ``(p, p)`` axes are the edges."""
-        return "S" if self.edges == "strength" else "W1"
+        return "W1"
 
     # ------------------------------------------------------------------ weights and graph
     def weight_shapes(self, p: int) -> dict[str, tuple[int, ...]]:
         """Shapes of one sample of the weights for ``p`` variables (see the module docstring)."""
         d, output = self.hidden_units, self.hidden_layers + 1
-        shapes: dict[str, tuple[int, ...]] = (
-            {"S": (p, p), "V1": (p, p, d)} if self.edges == "strength" else {"W1": (p, p, d)})
+        shapes: dict[str, tuple[int, ...]] = {"W1": (p, p, d)}
         if self.bias:
             shapes["b1"] = (p, d)
         for layer in range(2, output):
@@ -131,25 +121,14 @@ class MLPSEM:
         return shapes
 
     def graph_of(self, weights_tilde: Weights) -> jax.Array:
-        """``W̃ (L, p, p)``: the group norms ``‖ω̃_jk‖₂`` of ``W1 (L, p, p, d)``, or the
-        strengths ``S (L, p, p)``."""
-        if self.edges == "strength":
-            return weights_tilde["S"]
+        """``W̃ (L, p, p)``: the group norms ``‖ω̃_jk‖₂`` of ``W1 (L, p, p, d)``."""
         return safe_group_norm(weights_tilde["W1"])
 
     def apply_projection(self, weights_tilde: Weights, graph_tilde: jax.Array,
                          graph: jax.Array) -> Weights:
         """The first layer ``W1`` of the projected graph ``W (L, p, p)``: each group rescaled
-        by ``W_jk / W̃_jk`` (Prop. 2), or ``W_jk`` times the unit direction of ``V1``; other
-        layers as they are. Returns a pytree with ``W1`` in place of ``S`` and ``V1``."""
+        by ``W_jk / W̃_jk`` (Prop. 2); other layers as they are."""
         weights = dict(weights_tilde)
-        if self.edges == "strength":
-            directions = weights.pop("V1")
-            del weights["S"]
-            norms = safe_group_norm(directions)
-            unit = directions / jnp.where(norms > 0, norms, 1.0)[..., None]
-            weights["W1"] = graph[..., None] * unit
-            return weights
         weights["W1"] = weights_tilde["W1"] * group_scale(graph_tilde, graph)[..., None]
         return weights
 
