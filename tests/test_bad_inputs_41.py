@@ -1,0 +1,83 @@
+"""The bad inputs of issue 41, each answered before any work starts with a message that names
+what is wrong and what to do (or read correctly with a note). Each test fails if the input is
+accepted silently or the message does not say what it must."""
+
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+from cli_support import assert_one_line_error, invoke
+
+from prodag.cli import fit as fit_command
+from prodag.cli import folders
+
+
+@pytest.fixture
+def no_fit(monkeypatch):
+    """Fail the test if a command starts fitting."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("the fit started")
+
+    monkeypatch.setattr(fit_command, "fit_posterior", refuse)
+
+
+@pytest.fixture
+def data_file(tmp_path):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(30, 3)), columns=["a", "b", "c"])
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    return tmp_path / "data.csv"
+
+
+def leftovers(folder):
+    return sorted(entry.name for entry in folder.iterdir() if entry.name.startswith("."))
+
+
+# ---- --out -----------------------------------------------------------------------------------
+
+def test_an_out_inside_a_file_names_the_file_before_the_fit(data_file, no_fit):
+    result = invoke("fit", data_file, "--out", data_file / "results")
+    assert_one_line_error(result, f"{data_file} is a file, not a folder")
+    assert "permission" not in result.output
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc")
+def test_an_out_where_no_folder_can_be_made_names_the_place_not_an_internal_folder(data_file,
+                                                                                 no_fit):
+    result = invoke("fit", data_file, "--out", "/proc/results")
+    assert_one_line_error(result, "--out /proc/results", "cannot write into /proc")
+    assert ".partial" not in result.output and "Fitting" not in result.output
+
+
+def test_a_read_only_out_folder_is_refused_before_the_fit(data_file, no_fit, monkeypatch):
+    out = data_file.parent / "ro"
+    out.mkdir()
+    real_access = os.access
+    # as root every folder is writable to os.access: make "ro" read-only the way it is for
+    # other users
+    monkeypatch.setattr(os, "access", lambda path, mode: real_access(path, mode) and not (
+        mode & os.W_OK and os.path.realpath(path) == os.path.realpath(out)))
+    result = invoke("fit", data_file, "--out", out)
+    assert_one_line_error(result, f"--out {out}", "the folder itself", "permission denied")
+    assert leftovers(data_file.parent) == []
+
+
+def test_a_swap_that_fails_leaves_the_old_results_and_no_hidden_folders(tmp_path,
+                                                                       monkeypatch):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "summary.json").write_text("old")
+    real_replace = os.replace
+
+    def refuse_new(source, target):  # the new results cannot move in (out changed meanwhile)
+        if ".partial-" in str(source):
+            raise PermissionError(13, "Permission denied")
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "replace", refuse_new)
+    with pytest.raises(OSError, match="Permission denied"):
+        with folders.results_folder(out, ["summary.json"]) as folder:
+            (folder / "summary.json").write_text("new")
+    assert leftovers(tmp_path) == []
+    assert (out / "summary.json").read_text() == "old"
