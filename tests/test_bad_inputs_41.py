@@ -81,3 +81,60 @@ def test_a_swap_that_fails_leaves_the_old_results_and_no_hidden_folders(tmp_path
             (folder / "summary.json").write_text("new")
     assert leftovers(tmp_path) == []
     assert (out / "summary.json").read_text() == "old"
+
+
+# ---- data files ------------------------------------------------------------------------------
+
+def numbers(n=30, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(rng.normal(size=(n, 3)), columns=["a", "b", "c"])
+
+
+def test_a_semicolon_file_with_decimal_commas_names_both_options(tmp_path, no_fit):
+    numbers().to_csv(tmp_path / "d.csv", index=False, sep=";", decimal=",")
+    assert_one_line_error(invoke("fit", tmp_path / "d.csv"), "';' between fields",
+                          "',' as the decimal mark", "--sep ';' --decimal ','")
+
+
+def test_a_semicolon_file_reads_with_the_options_it_names(tmp_path):
+    from prodag.cli.files import read_table
+
+    numbers().to_csv(tmp_path / "d.csv", index=False, sep=";", decimal=",")
+    read = read_table(tmp_path / "d.csv", sep=";", decimal=",")
+    np.testing.assert_allclose(read.to_numpy(), numbers().to_numpy())
+
+
+@pytest.mark.parametrize("kind", ["gzip", "bz2", "zip"])
+def test_a_compressed_file_named_csv_is_read_with_a_note(tmp_path, capsys, kind):
+    from prodag.cli.files import read_table
+
+    path = tmp_path / "d.csv"
+    numbers().to_csv(path, index=False, compression={"method": kind, "archive_name": "d.csv"}
+                     if kind == "zip" else kind)
+    read = read_table(path)
+    np.testing.assert_allclose(read.to_numpy(), numbers().to_numpy())
+    assert f"is {kind}-compressed" in capsys.readouterr().err
+
+
+def test_a_comma_at_the_end_of_every_line_drops_the_empty_column_with_a_note(tmp_path,
+                                                                            capsys):
+    from prodag.cli.files import read_table
+
+    text = numbers().to_csv(index=False)
+    (tmp_path / "d.csv").write_text("".join(line + ",\n" for line in text.splitlines()))
+    read = read_table(tmp_path / "d.csv")
+    assert list(read.columns) == ["a", "b", "c"]
+    np.testing.assert_allclose(read.to_numpy(), numbers().to_numpy())
+    assert "ends with ','" in capsys.readouterr().err
+
+
+def test_a_latin1_file_names_the_encoding_option_and_reads_with_it(tmp_path, no_fit):
+    from prodag.cli.files import read_table
+
+    frame = numbers().rename(columns={"a": "température"})
+    frame.to_csv(tmp_path / "d.csv", index=False, encoding="latin-1")
+    assert_one_line_error(invoke("fit", tmp_path / "d.csv"), "not utf-8 text",
+                          "--encoding latin-1")
+    assert list(read_table(tmp_path / "d.csv", encoding="latin-1").columns)[0] == "température"
+    assert_one_line_error(invoke("fit", tmp_path / "d.csv", "--encoding", "klingon"),
+                          "--encoding 'klingon'")

@@ -35,6 +35,9 @@ def fit(
     thousands: Annotated[Optional[str], typer.Option(
         help="Thousands separator inside numbers (',' for \"53,456\"; in a comma-separated "
              "file such numbers must be quoted).")] = None,
+    encoding: Annotated[str, typer.Option(
+        help="Text encoding of the file (e.g. latin-1 or cp1252 for files saved by "
+             "spreadsheet programs).")] = "utf-8",
     header: Annotated[bool, typer.Option(
         "--header/--no-header", help="--no-header: the file has no header row; the "
                                      "columns are named X0, X1, ...")] = True,
@@ -85,7 +88,7 @@ def fit(
     radius = o.parse_lam(lam)
     noise = o.parse_noise_variance(noise_variance)
     frame = read_table(data, sep=parse_sep(sep), header=header, decimal=decimal,
-                       thousands=thousands)
+                       thousands=thousands, encoding=encoding)
     frame, targets = split_interventions(frame, interventions, sep=parse_sep(sep))
     frame, labels = split_conditions(frame, conditions)
     if log_transform_data:
