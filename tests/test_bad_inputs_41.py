@@ -138,3 +138,77 @@ def test_a_latin1_file_names_the_encoding_option_and_reads_with_it(tmp_path, no_
     assert list(read_table(tmp_path / "d.csv", encoding="latin-1").columns)[0] == "température"
     assert_one_line_error(invoke("fit", tmp_path / "d.csv", "--encoding", "klingon"),
                           "--encoding 'klingon'")
+
+
+def test_a_missing_value_in_the_interventions_table_is_located(tmp_path, no_fit):
+    numbers().to_csv(tmp_path / "d.csv", index=False)
+    table = pd.DataFrame(np.zeros((30, 3)), columns=["a", "b", "c"])
+    table.iloc[7, 1] = np.nan
+    table.to_csv(tmp_path / "targets.csv", index=False)
+    assert_one_line_error(invoke("fit", tmp_path / "d.csv", "--interventions",
+                                 tmp_path / "targets.csv"), "row 7", "column 'b'", "missing")
+
+
+# ---- settings --------------------------------------------------------------------------------
+
+def test_a_radius_that_overflows_is_one_line_naming_the_fix(data_file, no_fit):
+    from prodag import ProDAG
+
+    result = invoke("fit", data_file, "--lam", "1e308")
+    assert_one_line_error(result, "--lam 1e308", "overflows", "--lam inf")
+    assert "RuntimeWarning" not in result.output
+    with pytest.raises(ValueError, match="lam=1e\\+308 overflows"):
+        ProDAG(lam=1e308).fit(numbers())
+    assert ProDAG(lam=3e38, max_epochs=2, n_samples=4, n_chains=1, progress=False,
+                  seed=0).fit(numbers()).lam_ == pytest.approx(3e38)
+
+
+@pytest.mark.parametrize("name, value, home", [
+    ("patience", 5, "training=TrainingOptions(patience=...)"),
+    ("select_by", "validation", "training=TrainingOptions(select_by=...)"),
+    ("hidden_units", 8, "network=NetworkOptions(hidden_units=...)")])
+def test_a_moved_keyword_names_its_new_home(name, value, home):
+    from prodag import ProDAG
+
+    with pytest.raises(TypeError, match=f"'{name}' is not a ProDAG parameter.*"
+                                        f"{home.replace('(', '[(]').replace(')', '[)]')}"):
+        ProDAG(**{name: value})
+    with pytest.raises(ValueError, match=home.replace("(", "[(]").replace(")", "[)]")):
+        ProDAG().set_params(**{name: value})
+    with pytest.raises(TypeError, match="valid ones: \\['sem'"):
+        ProDAG(no_such_option=1)
+
+
+# ---- the fitted model ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def chain_fit():
+    from prodag import ProDAG
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(rng.normal(size=(60, 3)), columns=["a", "b", "c"])
+    frame["b"] += 2 * frame["a"]
+    frame["c"] += 3 * frame["b"]
+    return ProDAG(lam=2.0, max_epochs=5, n_samples=4, n_chains=1, progress=False,
+                  seed=0).fit(frame), frame
+
+
+def test_predict_answers_a_frame_with_its_own_columns_and_index(chain_fit):
+    model, frame = chain_fit
+    rows = frame.iloc[5:10][["c", "a", "b"]]
+    predicted = model.predict(rows, seed=1)
+    assert isinstance(predicted, pd.DataFrame)
+    assert list(predicted.columns) == ["c", "a", "b"] and list(predicted.index) == [5, 6, 7, 8, 9]
+    in_fitted_order = model.predict(frame.iloc[5:10].to_numpy(), seed=1)
+    np.testing.assert_allclose(predicted[["a", "b", "c"]].to_numpy(), in_fitted_order)
+    residuals = rows - predicted  # aligned by name: each variable minus its own prediction
+    np.testing.assert_allclose(residuals["c"], rows["c"] - in_fitted_order[:, 2])
+    assert isinstance(model.predict(frame.to_numpy()[:3]), np.ndarray)
+
+
+def test_intervening_with_a_value_that_overflows_is_refused(chain_fit):
+    model, _ = chain_fit
+    with pytest.raises(ValueError, match="overflow.*a at .* standard deviations"):
+        model.intervene({"a": 1e300}, n=20)
+    draws = model.intervene({"a": 1e30}, n=20)
+    assert np.isfinite(draws.to_numpy()).all()

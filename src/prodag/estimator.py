@@ -268,15 +268,15 @@ class ProDAG(ParameterProtocol):
         return edge_graph(self._cached_graphs(n_samples), self.columns_, threshold)
 
     def predict(self, X, n_samples: int = 100, seed=None, conditions=None) -> np.ndarray:
-        """Posterior mean of each variable given the others, ``(n, p)``, in data units (a fit
-        with conditions needs each row's condition, one of ``conditions_``)."""
+        """Posterior mean ``(n, p)`` of each variable given the others in data units (for a
+        DataFrame, a DataFrame of its columns, by name); with conditions, each row's one."""
         self._check_fitted()
         data = validation.check_rows("X", X, self.n_features_in_, self.columns_)
         offsets = interventions_module.condition_offsets(self, conditions, len(data))
         weights = jax.tree.map(jnp.asarray, self._draw(n_samples, seed)[0])
         Z = jnp.asarray((data - offsets - self.mean_) / self.scale_, self._dtype())
         mean = np.asarray(jnp.mean(self._config().model().predict_mean(weights, Z), axis=0))
-        return mean * self.scale_ + self.mean_ + offsets
+        return validation.as_given(X, mean * self.scale_ + self.mean_ + offsets, self.columns_)
 
     # ---- causal effects (prodag.effects) ------------------------------------------------
 

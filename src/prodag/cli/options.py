@@ -189,8 +189,9 @@ def parse_lam(text: str) -> float | str:
             from None
     try:
         return check_lam(lam)  # the rule ProDAG(lam=...) and ProDAG.load apply
-    except ValueError:
-        raise ValueError(f"--lam must be positive (the l1-ball radius), got {text!r}") from None
+    except ValueError as error:
+        reason = str(error) if lam > 0 else "it must be positive (the l1-ball radius)"
+        raise ValueError(f"--lam {text}: {reason}") from None
 
 
 def lam_text(lam: float | str) -> str:
