@@ -212,3 +212,22 @@ def test_intervening_with_a_value_that_overflows_is_refused(chain_fit):
         model.intervene({"a": 1e300}, n=20)
     draws = model.intervene({"a": 1e30}, n=20)
     assert np.isfinite(draws.to_numpy()).all()
+
+
+@pytest.mark.parametrize("layout", ["edges", "matrix"])
+def test_a_true_graph_with_a_self_loop_is_refused(tmp_path, layout):
+    from prodag import metrics
+
+    assert invoke("simulate", "--p", 3, "--edges", 2, "--n", 20, "--out", tmp_path).exit_code == 0
+    np.savez(tmp_path / "samples.npz", samples=np.zeros((4, 3, 3)),
+             variables=np.array(["x0", "x1", "x2"]))
+    truth = tmp_path / "loop.csv"
+    if layout == "edges":
+        pd.DataFrame({"source": ["x0", "x1"], "target": ["x1", "x1"]}).to_csv(truth, index=False)
+    else:
+        pd.DataFrame(np.eye(3, dtype=int)[[0, 1, 2]] * [0, 1, 0], index=["x0", "x1", "x2"],
+                     columns=["x0", "x1", "x2"]).to_csv(truth)
+    result = invoke("evaluate", tmp_path / "samples.npz", "--truth", truth)
+    assert_one_line_error(result, "x1 -> x1", "a DAG has none")
+    with pytest.raises(ValueError, match="self-loops .* variable\\(s\\) \\[1\\]"):
+        metrics.evaluate(np.diag([0, 1, 0]), np.zeros((4, 3, 3)))

@@ -196,18 +196,26 @@ def read_graph(path: Path, variables: list[str]) -> np.ndarray:
                         f"{' '.join(str(error).split())}") from None
     if {"source", "target"} <= set(frame.columns):
         try:
-            return adjacency_from_edges(frame.astype({"source": str, "target": str}),
-                                        variables)
+            graph = adjacency_from_edges(frame.astype({"source": str, "target": str}),
+                                         variables)
         except ValueError as error:
             raise DataError(f"The graph file {path}: {error} Known variables: "
                             f"{', '.join(variables)}.") from None
-    matrix = frame.set_index(frame.columns[0])
-    matrix.index = matrix.index.astype(str)
-    if sorted(matrix.index) != sorted(variables) or sorted(matrix.columns) != sorted(variables):
-        raise DataError(f"The graph file {path} is neither an edge list (columns 'source,target')"
-                        " nor an adjacency matrix labelled by the variables "
-                        f"({', '.join(variables)}).")
-    return (matrix.loc[variables, variables].to_numpy(dtype=float) != 0).astype(np.int64)
+    else:
+        matrix = frame.set_index(frame.columns[0])
+        matrix.index = matrix.index.astype(str)
+        if sorted(matrix.index) != sorted(variables) or \
+                sorted(matrix.columns) != sorted(variables):
+            raise DataError(f"The graph file {path} is neither an edge list (columns "
+                            "'source,target') nor an adjacency matrix labelled by the "
+                            f"variables ({', '.join(variables)}).")
+        graph = (matrix.loc[variables, variables].to_numpy(dtype=float) != 0).astype(np.int64)
+    loops = [variables[j] for j in np.flatnonzero(np.diag(graph))]
+    if loops:
+        raise DataError(f"The graph file {path} has an edge from a variable to itself "
+                        f"({', '.join(f'{name} -> {name}' for name in loops)}); a DAG has "
+                        "none, so it cannot be scored: remove those edges.")
+    return graph
 
 
 def log_transform(frame: pd.DataFrame) -> pd.DataFrame:
