@@ -2,6 +2,7 @@
 what is wrong and what to do (or read correctly with a note). Each test fails if the input is
 accepted silently or the message does not say what it must."""
 
+import math
 import os
 
 import numpy as np
@@ -153,14 +154,14 @@ def test_a_missing_value_in_the_interventions_table_is_located(tmp_path, no_fit)
 
 def test_a_radius_that_overflows_is_one_line_naming_the_fix(data_file, no_fit):
     from prodag import ProDAG
+    from prodag.parameters import check_lam
 
     result = invoke("fit", data_file, "--lam", "1e308")
     assert_one_line_error(result, "--lam 1e308", "overflows", "--lam inf")
     assert "RuntimeWarning" not in result.output
     with pytest.raises(ValueError, match="lam=1e\\+308 overflows"):
         ProDAG(lam=1e308).fit(numbers())
-    assert ProDAG(lam=3e38, max_epochs=2, n_samples=4, n_chains=1, progress=False,
-                  seed=0).fit(numbers()).lam_ == pytest.approx(3e38)
+    assert check_lam(3e38) == 3e38 and check_lam(math.inf) == math.inf  # float32 holds them
 
 
 @pytest.mark.parametrize("name, value, home", [
@@ -231,3 +232,38 @@ def test_a_true_graph_with_a_self_loop_is_refused(tmp_path, layout):
     assert_one_line_error(result, "x1 -> x1", "a DAG has none")
     with pytest.raises(ValueError, match="self-loops .* variable\\(s\\) \\[1\\]"):
         metrics.evaluate(np.diag([0, 1, 0]), np.zeros((4, 3, 3)))
+
+
+# ---- sizes -----------------------------------------------------------------------------------
+
+def test_too_many_draws_are_refused_before_the_fit_naming_the_size(tmp_path, no_fit):
+    rng = np.random.default_rng(0)
+    pd.DataFrame(rng.normal(size=(30, 11)), columns=[f"v{j}" for j in range(11)]).to_csv(
+        tmp_path / "d.csv", index=False)
+    result = invoke("fit", tmp_path / "d.csv", "--n-draws", 100_000_000, "--out",
+                    tmp_path / "out")
+    assert_one_line_error(result, "--n-draws 100000000", "11 x 11", "lower --n-draws")
+    assert "Fitting" not in result.output and not (tmp_path / "out").exists()
+
+
+def test_a_simulation_too_large_to_finish_is_refused_with_the_size_and_the_limit(tmp_path):
+    from prodag.resources import LIMIT_SECONDS, simulation_seconds
+
+    result = invoke("simulate", "--p", 20000, "--edges", 10, "--out", tmp_path / "s")
+    assert_one_line_error(result, "--p 20000", "over the limit of", "largest --p within it")
+    assert not (tmp_path / "s").exists()
+    largest = int(result.output.split("largest --p within it is about ")[1].split(".")[0])
+    assert simulation_seconds(largest, 100) <= LIMIT_SECONDS < simulation_seconds(20000, 100)
+
+
+def test_topological_order_of_a_large_graph_is_quick():
+    import time
+
+    from prodag.graph import topological_order
+
+    p = 3000
+    chain = np.eye(p, k=1, dtype=bool)[::-1, ::-1]  # p-1 -> p-2 -> ... -> 0
+    start = time.perf_counter()
+    order = topological_order(chain)
+    assert time.perf_counter() - start < 5.0  # the old O(p³) loop took 11 s at p = 2000
+    np.testing.assert_array_equal(order, np.arange(p)[::-1])

@@ -16,6 +16,7 @@ from prodag.cli.results import (RESULT_FILES, check_out, check_settings, echo_do
                                 write_results)
 from prodag.cli.tables import echo_chains, print_edges, ranked_edges
 from prodag.interventions import intervention_mask
+from prodag.resources import check_draws
 
 
 FIT_FILES = [*RESULT_FILES.values(), "summary.json"]
@@ -105,6 +106,7 @@ def fit(
                 "forbid_within_tiers": forbid_within_tiers,
                 "intervention_kind": intervention_kind.value, "progress": progress}
     check_settings(frame, interventions=targets, conditions=labels, **settings)
+    check_draws(n_draws, len(variables))
     model = {"mlp": "an MLP", "additive": "an additive"}.get(sem.value, "a linear")
     typer.echo(f"Fitting {model} ProDAG posterior to {data} ({len(frame)} rows, "
                f"{len(variables)} variables)...")
