@@ -86,14 +86,14 @@ def print_metrics_table(rows: dict[str, dict[str, float]]) -> None:
             f"{format_metric(name, values[name]):>12}" for name in METRICS))
 
 
-def echo_chains(diagnostics: dict | None) -> None:
+def echo_chains(diagnostics: dict | None, file: str = "summary.json") -> None:
     """One line on the chains' agreement (``prodag.chains.diagnose``); the edges they
-    disagree on were named in the fit's warning and are listed in summary.json."""
+    disagree on were named in the fit's warning and are listed in ``file``."""
     if diagnostics is None or diagnostics["n_chains"] < 2:
         return
     flagged = len(diagnostics["disagreeing_edges"])
     verdict = ("agree" if flagged == 0 else
                f"disagree by more than {diagnostics['threshold']:g} on {flagged} edge(s) "
-               "(listed in summary.json under 'chains')")
+               f"(listed in {file} under 'chains')")
     typer.echo(f"\n{diagnostics['n_chains']} independent chains {verdict}; largest difference "
                f"in an edge probability {diagnostics['max_difference']:.2f}.")
