@@ -30,18 +30,23 @@ def fit(
              "first column holding a saved row index is dropped with a warning.")],
     out: o.OutOption = Path("prodag-results"),
     sep: Annotated[str, typer.Option(
+        rich_help_panel=o.DATA,
         help="Column separator of the CSV file ('tab' for tabs).")] = ",",
     decimal: Annotated[str, typer.Option(
+        rich_help_panel=o.DATA,
         help="Decimal mark of the numbers (',' for 3,14; then --sep is usually ';').")] = ".",
     thousands: Annotated[Optional[str], typer.Option(
+        rich_help_panel=o.DATA,
         help="Thousands separator inside numbers (',' for \"53,456\"; in a comma-separated "
              "file such numbers must be quoted).")] = None,
     encoding: Annotated[str, typer.Option(
+        rich_help_panel=o.DATA,
         help="Text encoding of the file (e.g. latin-1 or cp1252 for files saved by "
              "spreadsheet programs).")] = "utf-8",
     header: Annotated[bool, typer.Option(
-        "--header/--no-header", help="--no-header: the file has no header row; the "
-                                     "columns are named X0, X1, ...")] = True,
+        "--header/--no-header", rich_help_panel=o.DATA,
+        help="--no-header: the file has no header row; the columns are named X0, X1, "
+             "...")] = True,
     sem: o.SemOption = o.Sem(o.API["sem"]),
     lam: o.LamOption = o.lam_text(o.API["lam"]),
     select_by: o.SelectByOption = o.SelectBy(o.API["select_by"]),
@@ -67,9 +72,9 @@ def fit(
     tiers: o.TiersOption = None,
     forbid_within_tiers: o.WithinTiersOption = o.API["forbid_within_tiers"],
     log_transform_data: Annotated[bool, typer.Option(
-        "--log-transform", help="Take the natural log of every value first (for positive "
-                                "data spanning orders of magnitude, e.g. flow "
-                                "cytometry).")] = False,
+        "--log-transform", rich_help_panel=o.DATA,
+        help="Take the natural log of every value first (for positive data spanning orders "
+             "of magnitude, e.g. flow cytometry).")] = False,
     threshold: o.ThresholdOption = 0.5,
     n_draws: o.NDrawsOption = o.N_DRAWS,
     top: o.TopOption = 20,

@@ -14,6 +14,7 @@ from typing import Annotated, Optional
 import typer
 
 from prodag import simulate
+from prodag.cli.helpformat import PANELS
 from prodag.estimator import ProDAG
 from prodag.knowledge import Tiers
 from prodag.parameters import GROUPS, NOISE_MODELS, as_dict, check_lam
@@ -155,6 +156,22 @@ OutOption = Annotated[Path, typer.Option(
     help="Folder for the results (created if missing; an existing file is refused before "
          "fitting).")]
 
+
+DATA, MODEL, FITTING, KNOWLEDGE, OUTPUT = PANELS
+PANEL_OPTIONS = {
+    DATA: [StandardizeOption, InterventionsOption, InterventionKindOption, ConditionsOption],
+    MODEL: [SemOption, NoiseVarianceOption, LikelihoodOption, HiddenUnitsOption, BiasOption,
+            ProjectionOption, PruneOption],
+    FITTING: [LamOption, SelectByOption, RestartsOption, ChainsOption, BootstrapOption,
+              RefineStepsOption, NSamplesOption, MaxEpochsOption, FitSeedOption],
+    KNOWLEDGE: [ForbidOption, RequireOption, TiersOption, WithinTiersOption],
+    OUTPUT: [OutOption, ThresholdOption, NDrawsOption, TopOption, ProgressOption],
+}
+"""The panels that group the options in ``--help`` (``prodag fit --help``: Data, Model,
+Fitting, Knowledge, Output), set on each shared option once."""
+for _panel, _options in PANEL_OPTIONS.items():
+    for _option in _options:
+        _option.__metadata__[0].rich_help_panel = _panel
 
 def parse_noise_variance(text: str) -> float | str:
     """The ``--noise-variance`` text as ``ProDAG(noise_variance=...)`` takes it."""
