@@ -267,3 +267,12 @@ def test_topological_order_of_a_large_graph_is_quick():
     order = topological_order(chain)
     assert time.perf_counter() - start < 5.0  # the old O(p³) loop took 11 s at p = 2000
     np.testing.assert_array_equal(order, np.arange(p)[::-1])
+
+
+@pytest.mark.parametrize("options", [[], ["--standardize", "--seed", "0"], ["--lam", "2"]])
+def test_a_2000_by_60_table_announces_a_rough_time_before_the_fit(tmp_path, no_fit, options):
+    rng = np.random.default_rng(0)
+    pd.DataFrame(rng.normal(size=(2000, 60)), columns=[f"v{j}" for j in range(60)]).to_csv(
+        tmp_path / "d.csv", index=False)
+    result = invoke("fit", tmp_path / "d.csv", "--out", tmp_path / "out", *options)
+    assert "This fit may take about" in result.output and "rough estimate" in result.output
