@@ -246,6 +246,14 @@ def test_too_many_draws_are_refused_before_the_fit_naming_the_size(tmp_path, no_
     assert "Fitting" not in result.output and not (tmp_path / "out").exists()
 
 
+def test_too_many_draws_from_a_saved_posterior_are_refused(tmp_path, chain_fit):
+    chain_fit[0].save(tmp_path / "posterior.npz")
+    pd.DataFrame({"source": ["a"], "target": ["b"]}).to_csv(tmp_path / "g.csv", index=False)
+    result = invoke("evaluate", tmp_path / "posterior.npz", "--truth", tmp_path / "g.csv",
+                    "--n-draws", 10 ** 12)
+    assert_one_line_error(result, f"--n-draws {10 ** 12}", "lower --n-draws")
+
+
 def test_a_simulation_too_large_to_finish_is_refused_with_the_size_and_the_limit(tmp_path):
     from prodag.resources import LIMIT_SECONDS, simulation_seconds
 
