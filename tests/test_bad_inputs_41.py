@@ -127,6 +127,11 @@ def test_a_comma_at_the_end_of_every_line_drops_the_empty_column_with_a_note(tmp
     assert list(read.columns) == ["a", "b", "c"]
     np.testing.assert_allclose(read.to_numpy(), numbers().to_numpy())
     assert "ends with ','" in capsys.readouterr().err
+    without_header = tmp_path / "no_header.csv"
+    without_header.write_text("".join(line + ",\n" for line in text.splitlines()[1:]))
+    read = read_table(without_header, header=False)
+    assert list(read.columns) == ["X0", "X1", "X2"]
+    np.testing.assert_allclose(read.to_numpy(), numbers().to_numpy())
 
 
 def test_a_latin1_file_names_the_encoding_option_and_reads_with_it(tmp_path, no_fit):

@@ -74,13 +74,13 @@ def read_table(path: Path, *, sep: str = ",", header: bool = True, decimal: str 
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as error:
         raise DataError(f"Could not read {path} as a CSV table: "
                         f"{' '.join(str(error).split())}{_parser_hint(error)}") from None
+    frame = sniff.drop_trailing_column(path, frame, lines, sep)
     if header:
         _check_header(path, sep, text)
     else:
         _check_no_header(path, frame)
         frame.columns = [f"X{j}" for j in range(frame.shape[1])]
     _check_separator(path, frame, sep)
-    frame = sniff.drop_trailing_column(path, frame, lines, sep)
     return _drop_index_column(path, frame)
 
 

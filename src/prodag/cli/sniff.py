@@ -91,9 +91,9 @@ def check_separators(path: Path, lines: list, sep: str, decimal: str) -> None:
 def drop_trailing_column(path: Path, frame: pd.DataFrame, lines: list,
                          sep: str) -> pd.DataFrame:
     """``frame`` without the empty last column that a separator at the end of every line
-    makes (a header ending in ``sep`` above an all-empty column), with a note."""
-    if (frame.shape[1] < 2 or not lines or not lines[0].endswith(sep)
-            or not str(frame.columns[-1]).startswith("Unnamed: ")
+    makes (the file's first ``lines`` all end in ``sep``, the last column is all empty),
+    with a note."""
+    if (frame.shape[1] < 2 or not lines or not all(line.endswith(sep) for line in lines)
             or not frame.iloc[:, -1].isna().all()):
         return frame
     warn(f"every line of {path} ends with {sep!r}: the empty last column this makes is "
