@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bz2
 import codecs
+import contextlib
 import gzip
 import io
 import lzma
@@ -41,16 +42,19 @@ def compression(path: Path) -> str | None:
     return found
 
 
+@contextlib.contextmanager
 def open_text(path: Path, compressed: str | None, encoding: str):
-    """The file as text, decompressed; undecodable bytes replaced (for looking, not
-    reading)."""
-    if compressed == "zip":
-        archive = zipfile.ZipFile(path)
-        raw = archive.open(archive.namelist()[0])
-    else:
-        raw = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}.get(
-            compressed, open)(path, "rb")
-    return io.TextIOWrapper(raw, encoding=encoding, errors="replace", newline="")
+    """The file as text, decompressed, undecodable bytes replaced (for looking, not reading);
+    closed, archive and all, when the block ends."""
+    with contextlib.ExitStack() as stack:
+        if compressed == "zip":
+            archive = stack.enter_context(zipfile.ZipFile(path))
+            raw = archive.open(archive.namelist()[0])
+        else:
+            raw = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}.get(
+                compressed, open)(path, "rb")
+        yield stack.enter_context(io.TextIOWrapper(raw, encoding=encoding, errors="replace",
+                                                   newline=""))
 
 
 def first_lines(path: Path, compressed: str | None, encoding: str, count: int = 3) -> list:
