@@ -39,7 +39,8 @@ def test_predict_matches_columns_by_name_and_refuses_other_names():
     model = ProDAG(seed=0, **TINY).fit(frame)
     rows = frame.iloc[:5]
     shuffled = rows[["c", "a", "b"]]
-    np.testing.assert_allclose(model.predict(shuffled, seed=1), model.predict(rows, seed=1))
+    np.testing.assert_allclose(model.predict(shuffled, seed=1)[["a", "b", "c"]],
+                               model.predict(rows, seed=1))
     renamed = rows.rename(columns={"c": "z"})
     with pytest.raises(DataError, match="missing: 'c'.*not fitted: 'z'"):
         model.predict(renamed)

@@ -238,6 +238,11 @@ def test_demo_scores_its_own_samples_against_both_consensus_graphs(tmp_path):
     assert written["paper_18_edges"] == {"brier": 16.0, "eshd": 18.0, "ef1": 24.0, "auroc": 60.0}
     assert "paper, ProDAG (18-edge)" in result.output and written["lam_used"] == 2.0
     assert "lam = 2" in result.output
+    empty_row = next(line for line in result.output.splitlines()
+                     if line.startswith("empty graph vs 18-edge graph")).split()
+    assert empty_row[-4:] == ["18.00", "18.00", "0.0", "50.0"]  # Brier = E-SHD = true edges
+    assert "scores Brier and E-SHD 18, the number of true edges" in result.output
+    assert "summary.json" not in result.output.replace("metrics.json", "")
     assert (tmp_path / "heatmap.png").stat().st_size > 10_000
     intervened = int(sachs.interventions.any(axis=1).sum())
     assert written["interventions"] is True and 0 < intervened < 7466

@@ -126,8 +126,9 @@ def test_frames_networkx_and_predict(small_fit):
     X = _chain_data(30, seed=7)
     prediction = small_fit.predict(X, n_samples=50)
     assert prediction.shape == (30, 5)
+    assert list(prediction.columns) == list(X.columns)  # a DataFrame in, a DataFrame out
     # predicting the first variable (no parents) gives its mean
-    assert np.std(prediction[:, 0]) < 0.5 * np.std(X["a"])
+    assert np.std(prediction["a"]) < 0.5 * np.std(X["a"])
 
 
 def test_get_and_set_params():

@@ -149,7 +149,10 @@ def test_a_file_written_in_format_5_loads_with_grouped_parameters(monkeypatch):
     assert loaded.tiers == Tiers([["x0"], ["x1", "x2"]], forbid_within=True)
     assert loaded.knowledge_.forbid_within_tiers and loaded.intervention_kind_ == "do"
     with np.load(data / "model_format5_draws.npz") as draws:
-        np.testing.assert_array_equal(loaded.sample(5, seed=1), draws["graphs"])
+        # drawn by another build: the same graphs, the weights within float32 rounding
+        drawn = loaded.sample(5, seed=1)
+        np.testing.assert_array_equal(drawn != 0, draws["graphs"] != 0)
+        np.testing.assert_allclose(drawn, draws["graphs"], rtol=1e-5, atol=1e-6)
     assert ProDAG(**loaded.get_params()).get_params() == loaded.get_params()
 
 

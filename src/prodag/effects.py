@@ -301,6 +301,16 @@ def effect(est, cause, on, n: int = 1000, level: float = LEVEL, seed=None,
     return summarize(draws[:, j, k], paths[:, j, k], level, names[j], names[k], units)
 
 
+def _refuse_overflow(do: dict, names: list, standardised: np.ndarray,
+                     fixed: np.ndarray) -> None:
+    """Refuse ``do`` values whose draws overflow the fit's float32 arithmetic (``standardised``
+    and ``fixed``: ``(p,)``, the values in the units the model sees and which are set)."""
+    shown = ", ".join(f"{names[j]} at {abs(standardised[j]):.3g} standard deviations from "
+                      "its mean" for j in np.flatnonzero(fixed))
+    raise ValueError(f"do={do!r} makes draws too large to compute (they overflow to "
+                     f"infinity): {shown}. Set values within the range the data cover.")
+
+
 def intervene(est, do: dict, n: int = 1000, seed=None, condition=None):
     """``n`` draws of every variable under ``do`` (``{variable: value in data units}``), one
     posterior draw (graph, weights) and one noise row each: ``(n, p)``, a DataFrame when the
@@ -331,11 +341,15 @@ def intervene(est, do: dict, n: int = 1000, seed=None, condition=None):
     else:
         offsets = condition_offsets(est, [condition], 1)[0]
     centre = est.mean_ + offsets
+    standardised = (values - centre) / est.scale_
+    if np.abs(standardised[fixed]).max() > np.finfo(np.float32).max:
+        _refuse_overflow(do, names, standardised, fixed)
     weights = est.sample_weights(n, seed)
     noise = _noise(est, (len(edge_support(weights)), 1, len(names)), seed)
     sweeps = longest_path(edge_support(weights)) + 1
-    Z = simulate(model_of(est), weights, noise, sweeps, fixed=fixed,
-                 values=(values - centre) / est.scale_)[:, 0]
+    Z = simulate(model_of(est), weights, noise, sweeps, fixed=fixed, values=standardised)[:, 0]
     X = np.where(fixed, values, Z * est.scale_ + centre)
+    if not np.isfinite(X).all():
+        _refuse_overflow(do, names, standardised, fixed)
     default = names == [f"x{j}" for j in range(len(names))]
     return X if default else pd.DataFrame(X, columns=names)

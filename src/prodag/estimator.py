@@ -49,11 +49,13 @@ class ProDAG(ParameterProtocol):
     lam : "auto", float or math.inf
         ℓ1 radius of the projection: ``"auto"`` chooses it on a grid (``prodag.selection``),
         a positive number fixes it, ``math.inf`` turns the ℓ1 step off.
-    n_samples, max_epochs : int
-        Monte Carlo samples ``L`` of the graph per step; most epochs of every fit.
+    n_samples : int
+        Monte Carlo samples ``L`` of the graph per training step.
+    max_epochs : int
+        The most epochs of every fit (each may stop earlier: ``TrainingOptions.patience``).
     lr : float or None
-        Adam's learning rate; ``None``: 0.03 for the linear SEM (its many data starts each
-        keep their own mode at that rate), 0.1 (the paper's) otherwise.
+        Adam's learning rate; ``None``: 0.03 for the linear SEM (its data starts keep their
+        own modes), 0.1 (the paper's) otherwise.
     prior_std : float
         Standard deviation of the Gaussian prior on every weight of ``ω̃``.
     noise_variance : "auto", "equal", "estimate", "quietest", float or array of shape (p,)
@@ -85,13 +87,12 @@ class ProDAG(ParameterProtocol):
         Ordered groups of variables: no edge from a later tier to an earlier one;
         ``Tiers(groups, forbid_within=True)`` also forbids edges inside a tier.
     seed : int or None
-        Seeds the split, the optimiser's noise and the default sampling key; ``None`` draws a
-        seed at fit time (kept in ``seed_``), so a fitted model is always reproducible.
+        Seeds the split, the optimiser's noise and the default sampling key; ``None``: one
+        drawn at fit time, kept in ``seed_`` (a fitted model is always reproducible).
     progress : bool
         Show one progress bar for the whole fit, naming the stage that runs.
     training : prodag.parameters.TrainingOptions or None
-        Early stopping, the prior mean, the λ grid and its criterion, the starts and restarts
-        (``None``: ``TrainingOptions()``).
+        Early stopping, prior mean, λ grid and criterion, starts, restarts (None: defaults).
     network : prodag.parameters.NetworkOptions or None
         The MLP's hidden units, layers, activation and biases (``None``: ``NetworkOptions()``).
 
@@ -105,9 +106,8 @@ class ProDAG(ParameterProtocol):
     diagnostics_ : dict
         The chains' agreement (``prodag.chains.diagnose``); what orients the edges: "sortability".
     refined_ : prodag.refinement.Refined or None
-        With ``TrainingOptions(refine_steps=...)``: the refined draws, which are then the
-        posterior (``sample`` takes them in a random order, with replacement beyond their
-        number), and the moves' acceptance.
+        With ``TrainingOptions(refine_steps=...)``: the refined draws, then the posterior
+        (``sample`` shuffles them, with replacement beyond their number), and the acceptance.
     columns_, n_features_in_, knowledge_ : list of str, int, Knowledge or None
         The variables' names, their number ``p``, and the checked prior knowledge.
     history_, objective_ : ndarray, float
@@ -266,15 +266,15 @@ class ProDAG(ParameterProtocol):
         return edge_graph(graphs, self.columns_, threshold)
 
     def predict(self, X, n_samples: int = 100, seed=None, conditions=None) -> np.ndarray:
-        """Posterior mean of each variable given the others, ``(n, p)``, in data units (a fit
-        with conditions needs each row's condition, one of ``conditions_``)."""
+        """Posterior mean ``(n, p)`` of each variable given the others in data units (for a
+        DataFrame, a DataFrame of its columns, by name); with conditions, each row's one."""
         self._check_fitted()
         data = validation.check_rows("X", X, self.n_features_in_, self.columns_)
         offsets = interventions_module.condition_offsets(self, conditions, len(data))
         weights = jax.tree.map(jnp.asarray, self._draw(n_samples, seed)[0])
         Z = jnp.asarray((data - offsets - self.mean_) / self.scale_, self._dtype())
         mean = np.asarray(jnp.mean(self._config().model().predict_mean(weights, Z), axis=0))
-        return mean * self.scale_ + self.mean_ + offsets
+        return validation.as_given(X, mean * self.scale_ + self.mean_ + offsets, self.columns_)
 
     # ---- causal effects (prodag.effects) ------------------------------------------------
 

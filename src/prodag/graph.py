@@ -87,14 +87,15 @@ def topological_order(A) -> np.ndarray:
     orders = np.empty(edges.shape[:2], dtype=np.int64)
     rows = np.arange(edges.shape[0])
     remaining = np.ones(edges.shape[:2], dtype=bool)
+    indegree = edges.sum(axis=1, dtype=np.int64)  # parents not yet placed: O(p²) in all
     for place in range(p):
-        indegree = (edges & remaining[:, :, None]).sum(axis=1)
         candidates = remaining & (indegree == 0)
         if not candidates.any(axis=1).all():
             raise ValueError("the graph contains a directed cycle; it has no topological order.")
         node = np.argmax(candidates, axis=1)
         orders[:, place] = node
         remaining[rows, node] = False
+        indegree -= edges[rows, node]
     return orders.reshape(batch_shape + (p,))
 
 

@@ -75,8 +75,14 @@ def _boolean_mask(array: np.ndarray, names: list[str], n: int) -> np.ndarray:
         raise DataError(f"the interventions mask must have the data's shape ({n}, "
                         f"{len(names)}); got {array.shape}")
     values = pd.DataFrame(array).apply(pd.to_numeric, errors="coerce").to_numpy(float)
-    if np.any(~np.isin(values, (0.0, 1.0))):
-        raise DataError("the interventions mask must hold only True/False or 1/0")
+    bad = np.argwhere(~np.isin(values, (0.0, 1.0)))
+    if len(bad):
+        row, column = bad[0]
+        value = array[row, column]
+        shown = "nothing (a missing value)" if pd.isna(value) else repr(value)
+        more = f" ({len(bad)} such entries in all)" if len(bad) > 1 else ""
+        raise DataError(f"the interventions mask must hold only True/False or 1/0; row {row} "
+                        f"(counting from 0), column {names[column]!r} holds {shown}{more}.")
     return values == 1.0
 
 

@@ -63,6 +63,11 @@ def _truth(true_adjacency, p: int) -> np.ndarray:
     if truth.dtype.kind not in "biuf" or (truth.dtype.kind == "f"
                                            and not np.isfinite(truth).all()):
         raise ValueError("true_adjacency must be a finite numeric or boolean matrix.")
+    loops = np.flatnonzero(np.diag(truth))
+    if loops.size:
+        raise ValueError(f"true_adjacency has self-loops (nonzero diagonal entries) at "
+                         f"variable(s) {loops.tolist()}: a DAG has no edge from a variable "
+                         "to itself; remove them.")
     return truth != 0
 
 

@@ -129,7 +129,11 @@ def check_lam(value) -> str | float:
             raise ValueError(f"lam={value!r} is text: write lam=math.inf (or float('inf')) "
                              "for no l1 constraint.")
         raise ValueError(f"lam must be 'auto', a positive number or math.inf; got {value!r}.")
-    return check_positive("lam", value, allow_inf=True)
+    lam, largest = check_positive("lam", value, allow_inf=True), float(np.finfo(np.float32).max)
+    if largest < lam < math.inf:  # a radius this large constrains nothing anyway
+        raise ValueError(f"lam={lam:g} overflows the fit's float32 arithmetic (largest "
+                         f"{largest:.3g}); use lam=math.inf (--lam inf) for no l1 constraint.")
+    return lam
 
 
 def _noise_variance(value):

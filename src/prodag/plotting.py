@@ -102,7 +102,9 @@ def plot_graph(graph, threshold: float = 0.5, variables: Sequence[str] | None = 
     """Draw the edges whose posterior probability is at least ``threshold``.
 
     Edge width and opacity grow with the probability; with ``edge_labels`` each edge carries
-    its probability.
+    its probability. Beyond ``LABELLED_EDGES`` edges the picture stays readable: edges are
+    thinner and coloured by their source (follow a colour out of a node), the probabilities
+    are left to ``edge_probabilities.csv`` (the title says so), and the figure grows with p.
 
     Args:
         graph: ``(p, p)`` edge probabilities (array or DataFrame), or a ``networkx.DiGraph``
@@ -113,7 +115,7 @@ def plot_graph(graph, threshold: float = 0.5, variables: Sequence[str] | None = 
         ax: axes to draw into; a new figure is made when ``None``.
         layout: ``"circular"``, ``"spring"`` or ``"layered"`` (topological layers; falls back to
             circular when the drawn graph has a cycle).
-        edge_labels: write the probability on each edge.
+        edge_labels: write the probability on each edge (up to ``LABELLED_EDGES`` edges).
         title: axes title; by default it states the threshold and the number of edges.
         disagreeing: edges the fit's chains disagree on (``(source, target)`` pairs or a
             ``(p, p)`` mask over ``variables``); drawn dashed.
@@ -124,9 +126,17 @@ def plot_graph(graph, threshold: float = 0.5, variables: Sequence[str] | None = 
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"threshold must be in [0, 1], got {threshold}")
     digraph = _thresholded_digraph(graph, threshold, variables)
-    fig, ax = _figure_and_axes(ax, figsize=(7.0, 6.0))
+    side = min(12.0, 6.0 + 0.3 * max(0, digraph.number_of_nodes() - 10))
+    fig, ax = _figure_and_axes(ax, figsize=(side + 1.0, side))
     positions = _layout(digraph, layout)
     probabilities = [digraph.edges[e]["probability"] for e in digraph.edges]
+    dense = digraph.number_of_edges() > LABELLED_EDGES
+    from matplotlib import colormaps
+
+    palette = colormaps["tab20"]
+    # the ten strong colours first, then their light partners: neighbours differ in hue
+    source_colour = {node: palette((2 * j) % 20 + (j // 10) % 2)
+                     for j, node in enumerate(digraph.nodes)}
     nx.draw_networkx_nodes(digraph, positions, ax=ax, node_color="#dbe9f6",
                            edgecolors="#2b5d8a", node_size=900)
     nx.draw_networkx_labels(digraph, positions, ax=ax, font_size=9)
@@ -135,20 +145,30 @@ def plot_graph(graph, threshold: float = 0.5, variables: Sequence[str] | None = 
     for edge, probability in zip(digraph.edges, probabilities):
         dashed = marked[names.index(edge[0]), names.index(edge[1])]
         nx.draw_networkx_edges(digraph, positions, edgelist=[edge], ax=ax, node_size=900,
-                               width=0.5 + 3.5 * probability, alpha=0.25 + 0.75 * probability,
-                               edge_color="#d95f02" if dashed else "#1f3b57", arrowsize=14,
+                               width=(0.3 + 1.7 * probability) if dense
+                               else (0.5 + 3.5 * probability),
+                               alpha=0.25 + 0.75 * probability,
+                               edge_color="#d95f02" if dashed else (
+                                   [source_colour[edge[0]]] if dense else "#1f3b57"),
                                style="dashed" if dashed else "solid",
-                               connectionstyle="arc3,rad=0.08")
-    if edge_labels and digraph.number_of_edges():
+                               arrowsize=11 if dense else 14, connectionstyle="arc3,rad=0.08")
+    if edge_labels and digraph.number_of_edges() and not dense:
         nx.draw_networkx_edge_labels(
             digraph, positions, ax=ax, font_size=7, label_pos=0.4,
             connectionstyle="arc3,rad=0.08",
             edge_labels={e: f"{pr:.2f}" for e, pr in zip(digraph.edges, probabilities)})
     ax.set_axis_off()
     ax.set_title(title if title is not None else
-                 f"Edges with P(edge) ≥ {threshold:g}  ({digraph.number_of_edges()} edges)"
+                 f"Edges with P(edge) ≥ {threshold:g}  ({digraph.number_of_edges()} edges"
+                 + (", coloured by their source)\nprobabilities: edge_probabilities.csv"
+                    if dense else ")")
                  + ("\ndashed: the chains disagree" if marked.any() else ""))
     return fig
+
+
+LABELLED_EDGES = 20
+"""``plot_graph`` writes each edge's probability up to this many edges; beyond, it colours
+the edges by their source instead."""
 
 
 def plot_benchmark(results, metrics: Sequence[str] = tuple(METRICS), x: str = "n",

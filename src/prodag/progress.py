@@ -1,31 +1,43 @@
-"""A terminal progress bar (tqdm) over the fits of one ``ProDAG.fit``.
+"""Progress over the fits of one ``ProDAG.fit``: a terminal progress bar (tqdm), or, where the
+output is not a terminal (a log file, a pipe), a plain line now and then.
 
 Kept apart from the optimiser (``prodag.inference``), which only calls ``update`` between runs
-of epochs, so the numerical code does not depend on how progress is shown. A thread redraws
-the bar every ``TICK`` seconds, so its clock runs on while a long epoch computes: a large fit
-looks alive from its first seconds.
+of epochs, so the numerical code does not depend on how progress is shown. On a terminal a
+thread redraws the bar every ``TICK`` seconds, so its clock runs on while a long epoch
+computes: a large fit looks alive from its first seconds. Into a file the bar's
+carriage-return redraws would pile up (a 4-minute demo wrote 197 KB of them), so there each
+stage is written as one line, at most one every ``LINE_SECONDS``.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
+import time
 
 TICK = 1.0
 """Seconds between two redraws of the bar's clock."""
+LINE_SECONDS = 10.0
+"""Least seconds between two progress lines written where the output is not a terminal."""
 
 
 class Progress:
-    """One progress bar over a sequence of fits (``total`` of them): ``stage`` names the fit
-    that runs ("λ=∞", "radius 3/10", "restart 2/3"), ``update`` shows its epoch and objective.
-    Disabled, it does nothing. Use as a context manager."""
+    """Progress over a sequence of fits (``total`` of them, or None until ``set_total``):
+    ``stage`` names the fit that runs ("λ=∞", "radius 3/10", "restart 2/3"), ``update`` shows
+    its epoch and objective, ``fit_done`` counts it. Written to ``stream`` (default: standard
+    error) as a bar on a terminal, as lines elsewhere (module docstring); disabled, it does
+    nothing. Use as a context manager."""
 
-    def __init__(self, total: int | None, enabled: bool = True):
-        self.bar = None
-        if enabled:
+    def __init__(self, total: int | None, enabled: bool = True, stream=None):
+        self.bar, self.total, self.done = None, total, 0
+        self.stream = sys.stderr if stream is None else stream
+        self._last_line, self._started = None, time.monotonic()
+        self.lines = enabled and not _is_terminal(self.stream)
+        if enabled and not self.lines:
             from tqdm.auto import tqdm
 
             self.bar = tqdm(total=total, desc="ProDAG", unit="fit", leave=False,
-                            bar_format=self.BAR_FORMAT, dynamic_ncols=True)
+                            file=self.stream, bar_format=self._format(), dynamic_ncols=True)
             self._closed = threading.Event()
             self._ticker = threading.Thread(target=self._tick, name="prodag-progress",
                                             daemon=True)
@@ -35,19 +47,33 @@ class Progress:
         while not self._closed.wait(TICK):
             self.bar.refresh()
 
-    BAR_FORMAT = "{desc} {n_fmt}/{total_fmt} {bar:8} {elapsed}{postfix}"
-    """Short fixed parts and an 8-character bar, so the stage and the epoch fit on an
-    80-column line."""
+    BAR_FORMAT = "{desc} · fits {n_fmt}/{total_fmt} {bar:8} {elapsed}{postfix}"
+    """Short fixed parts and an 8-character bar, so the stage, the fits done of all and the
+    epoch fit on an 80-column line."""
+    STARTING_FORMAT = "{desc} {elapsed}{postfix}"
+    """Before the number of fits is known: the stage and the clock only (not "0/?")."""
+
+    def _format(self) -> str:
+        return self.STARTING_FORMAT if self.total is None else self.BAR_FORMAT
 
     def set_total(self, total: int) -> None:
         """The number of fits, once it is known (the bar starts without one)."""
+        self.total = total
         if self.bar is not None:
             self.bar.total = total
+            self.bar.bar_format = self._format()
             self.bar.refresh()
 
     def stage(self, description: str) -> None:
         if self.bar is not None:
             self.bar.set_description(f"ProDAG {description}")
+        elif self.lines:
+            now = time.monotonic()
+            if self._last_line is None or now - self._last_line >= LINE_SECONDS:
+                self._last_line = now
+                counted = "" if self.total is None else f" (fits done {self.done}/{self.total})"
+                self._write(f"ProDAG: {description}{counted}, "
+                            f"{now - self._started:.0f} s")
 
     def update(self, epoch: int, objective: float) -> None:
         if self.bar is not None:
@@ -55,8 +81,12 @@ class Progress:
 
     def fit_done(self, count: int = 1) -> None:
         """``count`` more fits have finished."""
+        self.done += count
         if self.bar is not None and count:
             self.bar.update(count)
+
+    def _write(self, line: str) -> None:
+        print(line, file=self.stream, flush=True)
 
     def __enter__(self) -> "Progress":
         return self
@@ -66,3 +96,17 @@ class Progress:
             self._closed.set()
             self._ticker.join()
             self.bar.close()
+        elif self.lines and self._last_line is not None and exc[0] is None:
+            self._write(f"ProDAG: {self.done} fits done in "
+                        f"{time.monotonic() - self._started:.0f} s")
+
+
+def _is_terminal(stream) -> bool:
+    """Whether ``stream`` is an interactive terminal, or a notebook's standard error (tqdm
+    draws a widget there): places where a bar can redraw itself."""
+    if stream is sys.stderr and "ipykernel" in sys.modules:
+        return True
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False

@@ -12,6 +12,12 @@ import numpy as np
 class ParameterProtocol:
     """Base class of estimators whose ``__init__`` only stores its arguments."""
 
+    def __new__(cls, *args, **kwargs):
+        unknown = [name for name in kwargs if name not in cls._param_names()]
+        if unknown:
+            raise TypeError(_unknown_message(cls, unknown[0]))
+        return super().__new__(cls)
+
     @classmethod
     def _param_names(cls) -> list[str]:
         return [name for name in inspect.signature(cls.__init__).parameters if name != "self"]
@@ -25,8 +31,7 @@ class ParameterProtocol:
         valid = self._param_names()
         for name, value in params.items():
             if name not in valid:
-                raise ValueError(f"{name!r} is not a {type(self).__name__} parameter; valid "
-                                 f"ones: {valid}.")
+                raise ValueError(_unknown_message(type(self), name))
             setattr(self, name, value)
         return self
 
@@ -41,6 +46,21 @@ class ParameterProtocol:
 
         return Tags(estimator_type=None, target_tags=TargetTags(required=False),
                     requires_fit=True, non_deterministic=getattr(self, "seed", None) is None)
+
+
+def _unknown_message(cls, name: str) -> str:
+    """Why ``name`` is not a parameter of ``cls``: where it moved (a field of one of
+    ``prodag.parameters.GROUPS``, e.g. ``TrainingOptions``), else the valid names."""
+    from dataclasses import fields
+
+    from prodag.parameters import GROUPS
+
+    for group, options in GROUPS.items():
+        if name in {field.name for field in fields(options)}:
+            return (f"{name!r} is not a {cls.__name__} parameter: it is an option of "
+                    f"{options.__name__}; write {cls.__name__}({group}={options.__name__}"
+                    f"({name}=...)).")
+    return f"{name!r} is not a {cls.__name__} parameter; valid ones: {cls._param_names()}."
 
 
 def _same(a, b) -> bool:

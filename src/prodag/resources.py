@@ -104,3 +104,53 @@ def format_duration(seconds: float) -> str:
         return f"about {max(1, round(minutes))} minute{'s' if round(minutes) > 1 else ''}"
     hours = minutes / 60
     return f"about {hours:.0f} hours" if hours < 48 else f"about {hours / 24:.0f} days"
+
+
+LIMIT_SECONDS = 300.0
+"""Jobs besides the fit itself (simulating a dataset, drawing the results' graphs) estimated
+to take longer than this are refused before they start, naming the size and this limit."""
+SOLVE_SECONDS = 1.0e-10
+"""Seconds per ``p³`` of the linear SEM's solve in ``prodag.simulate.dataset`` (timed at
+p = 2000 and 4000 on a 2-core machine under load: 2.3 s and 6.4 s in all)."""
+CSV_SECONDS = 1.0e-6
+"""Seconds to write one number into a CSV file (pandas, the same machine)."""
+CSV_BYTES = 20
+"""Bytes of one float64 written into a CSV file, its separator included."""
+DRAW_COPIES = 4
+"""Arrays of the size of the ``n_draws × p × p`` graphs held while drawing them (the model
+weights, the projected graphs, the scaled copy, the compressed file's buffer)."""
+
+
+def simulation_seconds(p: int, n: int) -> float:
+    """Rough seconds of ``prodag simulate``: the solve ``(p, p)`` and the CSV files written
+    (the ``p × p`` weights and the ``n × p`` data)."""
+    return SOLVE_SECONDS * float(p) ** 3 + CSV_SECONDS * (p * p + n * p)
+
+
+def check_simulation(p: int, n: int) -> float:
+    """Refuse a simulation estimated to run over ``LIMIT_SECONDS`` (``ValueError`` naming
+    ``--p``, the estimate and the largest ``--p`` within the limit); else its estimate."""
+    seconds = simulation_seconds(p, n)
+    if seconds > LIMIT_SECONDS:
+        largest = max((q for q in range(100, p, 100) if simulation_seconds(q, n) <= LIMIT_SECONDS),
+                      default=100)
+        raise ValueError(f"--p {p}: simulating it and writing its {p} x {p} weights.csv "
+                         f"(about {format_bytes(CSV_BYTES * p * p)}) would take "
+                         f"{format_duration(seconds)} (a rough estimate), over the limit of "
+                         f"{format_duration(LIMIT_SECONDS)}; with --n {n} the largest --p "
+                         f"within it is about {largest}. Lower --p.")
+    return seconds
+
+
+def check_draws(n_draws: int, p: int) -> None:
+    """Refuse ``--n-draws`` graphs of ``p`` variables that need more memory than is available
+    or an estimated time over ``LIMIT_SECONDS`` (each draw is projected as a training step's
+    sample is), naming the size and the limit."""
+    advice = "lower --n-draws (1000 draws give each edge probability to within ±0.03)."
+    check_memory(8 * DRAW_COPIES * n_draws * p * p,
+                 f"--n-draws {n_draws} ({n_draws} graphs of {p} x {p})", advice)
+    seconds = STEP_SECONDS * n_draws * float(p) ** STEP_EXPONENT
+    if seconds > LIMIT_SECONDS:
+        raise ValueError(f"--n-draws {n_draws}: drawing {n_draws} graphs of {p} x {p} would "
+                         f"take {format_duration(seconds)} (a rough estimate), over the limit "
+                         f"of {format_duration(LIMIT_SECONDS)}: {advice}")

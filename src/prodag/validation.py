@@ -301,4 +301,17 @@ def check_rows(name: str, X, p: int, columns: Sequence[str] | None = None) -> np
     return data
 
 
+def as_given(X, values: np.ndarray, columns: Sequence[str]):
+    """``values (m, p)``, in the fitted ``columns``' order, shaped like the rows ``X`` they
+    answer: for a DataFrame, a DataFrame with its index and its columns in its order
+    (``check_rows`` matched string names to ``columns``, other labels by position); else the
+    array."""
+    if not isinstance(X, pd.DataFrame):
+        return values
+    if all(isinstance(c, str) for c in X.columns):
+        frame = pd.DataFrame(values, index=X.index, columns=[str(c) for c in columns])
+        return frame[list(X.columns)]
+    return pd.DataFrame(values, index=X.index, columns=X.columns)
+
+
 from prodag.diagnostics import OUTLIER_ROBUST_SDS, OutlierWarning, outliers, warn_outliers  # noqa: E402,F401,E501

@@ -30,12 +30,16 @@ HELP = (
 
 def make_app(commands=COMMANDS) -> typer.Typer:
     """The ``prodag`` application with the named ``commands`` (each module imported here)."""
+    from prodag.cli.helpformat import PanelledCommand, SummarisingGroup
+
     application = typer.Typer(
         name="prodag", help=HELP, no_args_is_help=True, add_completion=False,
         rich_markup_mode=None,  # plain help: readable on an 80-column terminal
+        cls=SummarisingGroup,
     )
     for name in commands:
-        application.command()(getattr(import_module(f"prodag.cli.{name}"), name))
+        application.command(cls=PanelledCommand)(
+            getattr(import_module(f"prodag.cli.{name}"), name))
     application.callback()(_options)
     return application
 

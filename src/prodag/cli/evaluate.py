@@ -63,8 +63,10 @@ def load_samples(path: Path, *, n_draws: int, seed: int | None) -> tuple[np.ndar
         with np.load(path, allow_pickle=False) as archive:
             return np.asarray(archive["samples"]), [str(v) for v in archive["variables"]]
     from prodag import ProDAG
+    from prodag.resources import check_draws
 
     estimator = ProDAG.load(path)
+    check_draws(n_draws, estimator.n_features_in_)
     return np.asarray(estimator.sample(n_draws, seed=seed)), [str(v) for v in estimator.columns_]
 
 

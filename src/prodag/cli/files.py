@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from prodag.cli import sniff
 from prodag.cli.errors import warn
 from prodag.graph import adjacency_from_edges
 from prodag.validation import DataError, check_data
@@ -39,35 +40,43 @@ def parse_sep(sep: str) -> str:
 
 
 def read_table(path: Path, *, sep: str = ",", header: bool = True, decimal: str = ".",
-               thousands: str | None = None) -> pd.DataFrame:
+               thousands: str | None = None, encoding: str = "utf-8") -> pd.DataFrame:
     """Read a CSV data table (one row per observation, one column per variable).
 
     Refused, with the fix: a file whose header row holds numbers only (no header: pass
     ``--no-header``), a header row read as data (``--no-header`` on a file that has one),
     repeated column names, rows with more fields than the header (e.g. unquoted thousands
-    separators), and a file read as one column that contains another separator (pass
-    ``--sep``). Dropped with a warning: a first column that is a saved row index, i.e. one
-    with an empty header (pandas' ``Unnamed: 0``), or one named like an index (``INDEX_NAMES``,
-    e.g. ``id``) whose values count the rows (0..n-1 or 1..n). With ``header=False``
-    the columns are named ``X0 .. X{p-1}``. ``decimal`` and ``thousands`` are pandas'.
+    separators), a file read as one column that contains another separator (pass
+    ``--sep``), and the cases of ``prodag.cli.sniff`` (another ``encoding``, ``;`` with
+    decimal commas). Read with a note: a compressed file under a plain name; a separator
+    ending every line (its empty last column is dropped). Dropped with a warning: a first
+    column that is a saved row index, i.e. one with an empty header (pandas' ``Unnamed: 0``),
+    or one named like an index (``INDEX_NAMES``, e.g. ``id``) whose values count the rows
+    (0..n-1 or 1..n). With ``header=False`` the columns are named ``X0 .. X{p-1}``.
+    ``decimal``, ``thousands`` and ``encoding`` are pandas'.
     """
     require_file(path, "CSV file")
     if decimal in (sep, thousands):
         raise DataError(f"--decimal {decimal!r} must differ from --sep {sep!r} and "
                         f"--thousands {thousands!r}.")
+    text = {"compression": sniff.compression(path), "encoding": encoding}
+    lines = sniff.first_lines(path, text["compression"], encoding)
+    sniff.check_separators(path, lines, sep, decimal)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
             frame = pd.read_csv(path, sep=sep, header=0 if header else None, index_col=False,
-                                decimal=decimal, thousands=thousands)
+                                decimal=decimal, thousands=thousands, **text)
     except pd.errors.ParserWarning:
-        raise DataError(_too_many_fields(path, sep)) from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError,
-            ValueError) as error:
+        raise DataError(_too_many_fields(path, sep, text)) from None
+    except UnicodeDecodeError as error:
+        raise sniff.encoding_error(path, error, encoding) from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as error:
         raise DataError(f"Could not read {path} as a CSV table: "
                         f"{' '.join(str(error).split())}{_parser_hint(error)}") from None
+    frame = sniff.drop_trailing_column(path, frame, lines, sep)
     if header:
-        _check_header(path, sep)
+        _check_header(path, sep, text)
     else:
         _check_no_header(path, frame)
         frame.columns = [f"X{j}" for j in range(frame.shape[1])]
@@ -75,11 +84,11 @@ def read_table(path: Path, *, sep: str = ",", header: bool = True, decimal: str 
     return _drop_index_column(path, frame)
 
 
-def _too_many_fields(path: Path, sep: str) -> str:
+def _too_many_fields(path: Path, sep: str, text: dict) -> str:
     """The message for a row with more fields than the header, naming the first such line."""
     where = "some row"
     if len(sep) == 1:
-        with open(path, newline="", encoding="utf-8", errors="replace") as file:
+        with sniff.open_text(path, text["compression"], text["encoding"]) as file:
             rows = csv.reader(file, delimiter=sep)
             width = len(next(rows, []))
             for number, row in enumerate(rows, start=2):
@@ -115,9 +124,9 @@ def _check_no_header(path: Path, frame: pd.DataFrame) -> None:
                         "above columns of numbers: it is a header row. Drop --no-header.")
 
 
-def _check_header(path: Path, sep: str) -> None:
+def _check_header(path: Path, sep: str, text: dict) -> None:
     names = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str,
-                        index_col=False).iloc[0]
+                        index_col=False, **text).iloc[0]
     repeated = sorted({name for name in names.dropna() if list(names).count(name) > 1})
     if repeated:
         raise DataError(f"The header row of {path} repeats the column name(s) "
@@ -187,18 +196,26 @@ def read_graph(path: Path, variables: list[str]) -> np.ndarray:
                         f"{' '.join(str(error).split())}") from None
     if {"source", "target"} <= set(frame.columns):
         try:
-            return adjacency_from_edges(frame.astype({"source": str, "target": str}),
-                                        variables)
+            graph = adjacency_from_edges(frame.astype({"source": str, "target": str}),
+                                         variables)
         except ValueError as error:
             raise DataError(f"The graph file {path}: {error} Known variables: "
                             f"{', '.join(variables)}.") from None
-    matrix = frame.set_index(frame.columns[0])
-    matrix.index = matrix.index.astype(str)
-    if sorted(matrix.index) != sorted(variables) or sorted(matrix.columns) != sorted(variables):
-        raise DataError(f"The graph file {path} is neither an edge list (columns 'source,target')"
-                        " nor an adjacency matrix labelled by the variables "
-                        f"({', '.join(variables)}).")
-    return (matrix.loc[variables, variables].to_numpy(dtype=float) != 0).astype(np.int64)
+    else:
+        matrix = frame.set_index(frame.columns[0])
+        matrix.index = matrix.index.astype(str)
+        if sorted(matrix.index) != sorted(variables) or \
+                sorted(matrix.columns) != sorted(variables):
+            raise DataError(f"The graph file {path} is neither an edge list (columns "
+                            "'source,target') nor an adjacency matrix labelled by the "
+                            f"variables ({', '.join(variables)}).")
+        graph = (matrix.loc[variables, variables].to_numpy(dtype=float) != 0).astype(np.int64)
+    loops = [variables[j] for j in np.flatnonzero(np.diag(graph))]
+    if loops:
+        raise DataError(f"The graph file {path} has an edge from a variable to itself "
+                        f"({', '.join(f'{name} -> {name}' for name in loops)}); a DAG has "
+                        "none, so it cannot be scored: remove those edges.")
+    return graph
 
 
 def log_transform(frame: pd.DataFrame) -> pd.DataFrame:

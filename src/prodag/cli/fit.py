@@ -16,6 +16,7 @@ from prodag.cli.results import (RESULT_FILES, check_out, check_settings, echo_do
                                 write_results)
 from prodag.cli.tables import UnitsOption, echo_chains, print_edges, ranked_edges
 from prodag.interventions import intervention_mask
+from prodag.resources import check_draws
 from prodag.units import check_units, column_sd
 
 
@@ -30,15 +31,23 @@ def fit(
              "first column holding a saved row index is dropped with a warning.")],
     out: o.OutOption = Path("prodag-results"),
     sep: Annotated[str, typer.Option(
+        rich_help_panel=o.DATA,
         help="Column separator of the CSV file ('tab' for tabs).")] = ",",
     decimal: Annotated[str, typer.Option(
+        rich_help_panel=o.DATA,
         help="Decimal mark of the numbers (',' for 3,14; then --sep is usually ';').")] = ".",
     thousands: Annotated[Optional[str], typer.Option(
+        rich_help_panel=o.DATA,
         help="Thousands separator inside numbers (',' for \"53,456\"; in a comma-separated "
              "file such numbers must be quoted).")] = None,
+    encoding: Annotated[str, typer.Option(
+        rich_help_panel=o.DATA,
+        help="Text encoding of the file (e.g. latin-1 or cp1252 for files saved by "
+             "spreadsheet programs).")] = "utf-8",
     header: Annotated[bool, typer.Option(
-        "--header/--no-header", help="--no-header: the file has no header row; the "
-                                     "columns are named X0, X1, ...")] = True,
+        "--header/--no-header", rich_help_panel=o.DATA,
+        help="--no-header: the file has no header row; the columns are named X0, X1, "
+             "...")] = True,
     sem: o.SemOption = o.Sem(o.API["sem"]),
     lam: o.LamOption = o.lam_text(o.API["lam"]),
     select_by: o.SelectByOption = o.SelectBy(o.API["select_by"]),
@@ -65,9 +74,9 @@ def fit(
     tiers: o.TiersOption = None,
     forbid_within_tiers: o.WithinTiersOption = o.API["forbid_within_tiers"],
     log_transform_data: Annotated[bool, typer.Option(
-        "--log-transform", help="Take the natural log of every value first (for positive "
-                                "data spanning orders of magnitude, e.g. flow "
-                                "cytometry).")] = False,
+        "--log-transform", rich_help_panel=o.DATA,
+        help="Take the natural log of every value first (for positive data spanning orders "
+             "of magnitude, e.g. flow cytometry).")] = False,
     threshold: o.ThresholdOption = 0.5,
     n_draws: o.NDrawsOption = o.N_DRAWS,
     top: o.TopOption = 20,
@@ -91,7 +100,7 @@ def fit(
     radius = o.parse_lam(lam)
     noise = o.parse_noise_variance(noise_variance)
     frame = read_table(data, sep=parse_sep(sep), header=header, decimal=decimal,
-                       thousands=thousands)
+                       thousands=thousands, encoding=encoding)
     frame, targets = split_interventions(frame, interventions, sep=parse_sep(sep))
     frame, labels = split_conditions(frame, conditions)
     if log_transform_data:
@@ -108,6 +117,7 @@ def fit(
                 "forbid_within_tiers": forbid_within_tiers,
                 "intervention_kind": intervention_kind.value, "progress": progress}
     check_settings(frame, interventions=targets, conditions=labels, **settings)
+    check_draws(n_draws, len(variables))
     model = {"mlp": "an MLP", "additive": "an additive"}.get(sem.value, "a linear")
     typer.echo(f"Fitting {model} ProDAG posterior to {data} ({len(frame)} rows, "
                f"{len(variables)} variables)...")

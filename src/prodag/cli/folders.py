@@ -90,9 +90,30 @@ def check_out(out: Path, known: Iterable[str]) -> None:
                             f"({shown}); the results replace the whole folder, so name a new "
                             "folder, an empty one, or one with earlier results of this command.")
     parent = next(folder for folder in resolved.parents if folder.exists())
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise DataError(f"--out {out}: cannot write into {parent} (permission denied); name "
-                        "a folder you can write to.")
+    if not parent.is_dir():
+        raise DataError(f"--out {out}: {parent} is a file, not a folder, so no folder can be "
+                        "made inside it; name a folder elsewhere.")
+    for folder in ([resolved] if out.is_dir() else []) + [parent]:
+        _probe(out, folder)
+
+
+def _probe(out: Path, folder: Path) -> None:
+    """Refuse ``--out`` unless a folder can be made in ``folder`` and removed again: what the
+    swap of the module docstring does there (``out`` itself is renamed, which needs it
+    writable). Catches permissions, read-only file systems and places like ``/proc``."""
+    from prodag.validation import DataError
+
+    reason = None if os.access(folder, os.W_OK | os.X_OK) else "permission denied"
+    if reason is None:
+        try:
+            os.rmdir(tempfile.mkdtemp(prefix=".prodag-probe-", dir=folder))
+        except OSError as error:
+            reason = (error.strerror or type(error).__name__).lower()
+    if reason is not None:
+        which = "the folder itself" if folder == out.resolve() else str(folder)
+        raise DataError(f"--out {out}: cannot write into {which} ({reason}); the results "
+                        "are written beside it and swapped in, so name a folder you can "
+                        "write to.")
 
 
 def _hidden_folder(out: Path, kind: str) -> Path:
@@ -126,10 +147,18 @@ def results_folder(out: Path, known: Iterable[str]) -> Iterator[Path]:
             raise
         with interrupts.critical():
             old = None
-            if out.exists():
-                old = _hidden_folder(out, OLD)
-                os.replace(out, old / out.name)
-            os.replace(temporary, out)
+            try:
+                if out.exists():
+                    old = _hidden_folder(out, OLD)
+                    os.replace(out, old / out.name)
+                os.replace(temporary, out)
+            except OSError as error:  # out changed since check_out: leave nothing behind
+                remove()
+                if old is not None:
+                    if (old / out.name).exists() and not out.exists():
+                        os.replace(old / out.name, out)
+                    shutil.rmtree(old, ignore_errors=True)
+                raise OSError(error.errno, error.strerror, str(out)) from None
             if old is not None:
                 shutil.rmtree(old, ignore_errors=True)
             interrupts.finish()

@@ -14,6 +14,7 @@ from typing import Annotated, Optional
 import typer
 
 from prodag import simulate
+from prodag.cli.helpformat import PANELS
 from prodag.estimator import ProDAG
 from prodag.knowledge import Tiers
 from prodag.parameters import GROUPS, NOISE_MODELS, as_dict, check_lam
@@ -156,6 +157,22 @@ OutOption = Annotated[Path, typer.Option(
          "fitting).")]
 
 
+DATA, MODEL, FITTING, KNOWLEDGE, OUTPUT = PANELS
+PANEL_OPTIONS = {
+    DATA: [StandardizeOption, InterventionsOption, InterventionKindOption, ConditionsOption],
+    MODEL: [SemOption, NoiseVarianceOption, LikelihoodOption, HiddenUnitsOption, BiasOption,
+            ProjectionOption, PruneOption],
+    FITTING: [LamOption, SelectByOption, RestartsOption, ChainsOption, BootstrapOption,
+              RefineStepsOption, NSamplesOption, MaxEpochsOption, FitSeedOption],
+    KNOWLEDGE: [ForbidOption, RequireOption, TiersOption, WithinTiersOption],
+    OUTPUT: [OutOption, ThresholdOption, NDrawsOption, TopOption, ProgressOption],
+}
+"""The panels that group the options in ``--help`` (``prodag fit --help``: Data, Model,
+Fitting, Knowledge, Output), set on each shared option once."""
+for _panel, _options in PANEL_OPTIONS.items():
+    for _option in _options:
+        _option.__metadata__[0].rich_help_panel = _panel
+
 def parse_noise_variance(text: str) -> float | str:
     """The ``--noise-variance`` text as ``ProDAG(noise_variance=...)`` takes it."""
     value = text.strip().lower()
@@ -189,8 +206,9 @@ def parse_lam(text: str) -> float | str:
             from None
     try:
         return check_lam(lam)  # the rule ProDAG(lam=...) and ProDAG.load apply
-    except ValueError:
-        raise ValueError(f"--lam must be positive (the l1-ball radius), got {text!r}") from None
+    except ValueError as error:
+        reason = str(error) if lam > 0 else "it must be positive (the l1-ball radius)"
+        raise ValueError(f"--lam {text}: {reason}") from None
 
 
 def lam_text(lam: float | str) -> str:

@@ -15,7 +15,11 @@ from prodag.cli import options as o
 from prodag.cli.errors import friendly_errors
 from prodag.cli.folders import check_out, results_folder
 from prodag.graph import edge_names
-from prodag.resources import check_memory, simulation_bytes
+from prodag.resources import (check_memory, check_simulation, format_duration,
+                              simulation_bytes)
+
+ANNOUNCED_SIMULATION_SECONDS = 30.0
+"""Simulations estimated to take longer than this say so before they start."""
 
 DEFAULTS = {name: parameter.default
             for name, parameter in inspect.signature(simulators.dataset).parameters.items()}
@@ -65,9 +69,13 @@ def simulate(
     row = parent). Score a fit against it with: prodag evaluate RESULTS --truth graph.csv
     """
     check_out(out, SIMULATED_FILES)
-    check_memory(simulation_bytes(p, n + interventions * rows_per_target),
-                 f"Simulating --p {p} variables and --n {n} rows",
+    rows = n + interventions * rows_per_target
+    check_memory(simulation_bytes(p, rows), f"Simulating --p {p} variables and --n {n} rows",
                  "lower --p or --n.")
+    seconds = check_simulation(p, rows)
+    if seconds > ANNOUNCED_SIMULATION_SECONDS:
+        typer.echo(f"Simulating {p} variables may take {format_duration(seconds)} (a rough "
+                   "estimate)...")
     data = simulators.dataset(p, edges, n, graph=graph.value, sem=sem.value, noise=noise.value,
                               exponent=exponent, seed=seed,
                               interventions=interventions or None,
