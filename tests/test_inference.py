@@ -175,7 +175,7 @@ def test_an_epoch_moves_the_active_members_only_and_alike_in_any_batching(data, 
     member's state is untouched, bit for bit, and the others move exactly as in an epoch of
     all three; every batching (all at once, one at a time, two at a time) gives the same
     epoch within float rounding."""
-    from prodag.compiled import exact_jit
+    from prodag.xla import exact_jit
     from prodag.inference import epoch, init_state, stack
 
     _, prepared = data

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from prodag.checks import check_integer, check_positive
-from prodag.compiled import exact_jit
+from prodag.xla import exact_jit
 from prodag.interventions import condition_offsets
 from prodag.streams import NUMPY_NOISE_STREAM
 from prodag.units import check_units, column_sd, in_units, standardized

@@ -45,7 +45,7 @@ import optax
 from jax import lax
 
 from prodag import variational
-from prodag.compiled import exact_jit
+from prodag.xla import exact_jit
 from prodag.models.base import StructuralEquationModel
 from prodag.progress import Progress
 from prodag.projection import Projector

@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag.compiled import exact_jit
+from prodag.xla import exact_jit
 from prodag.inference import Params
 from prodag.models.base import StructuralEquationModel
 from prodag.projection import Projector

@@ -34,7 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from prodag.compiled import exact_jit
+from prodag.xla import exact_jit
 from prodag.models.base import StructuralEquationModel, Weights
 from prodag.posterior import concatenate_draws
 from prodag.projection import Projector

@@ -19,6 +19,11 @@ from prodag.interventions import intervention_mask
 from prodag.resources import check_draws
 from prodag.units import check_units, column_sd
 
+FitUnitsOption = Annotated[UnitsOption.__origin__, typer.Option(
+    show_default=UnitsOption.__metadata__[0].show_default,
+    help=UnitsOption.__metadata__[0].help, rich_help_panel=o.OUTPUT)]
+"""``--units`` in the fit's Output panel."""
+
 
 FIT_FILES = [*RESULT_FILES.values(), "summary.json"]
 """The files of a ``prodag fit`` results folder."""
@@ -62,7 +67,7 @@ def fit(
     seed: o.FitSeedOption = o.API["seed"],
     projection: o.ProjectionOption = o.Projection(o.API["projection"]),
     standardize: o.StandardizeOption = o.API["standardize"],
-    units: UnitsOption = None,
+    units: FitUnitsOption = None,
     prune: o.PruneOption = o.API["prune"],
     noise_variance: o.NoiseVarianceOption = o.noise_variance_text(o.API["noise_variance"]),
     likelihood: o.LikelihoodOption = o.Likelihood(o.API["likelihood"]),
