@@ -53,8 +53,8 @@ class _Counter:
     def update(self, epoch, objective):
         pass
 
-    def fit_done(self):
-        self.done += 1
+    def fit_done(self, count=1):
+        self.done += count
 
     def __enter__(self):
         return self
