@@ -63,7 +63,10 @@ def _l1_ball(W: np.ndarray, lam: float) -> np.ndarray:
 
 def three_node_oracle(X, lam, noise_variance=1.0, n_draws=300_000, centre=True):
     """Edge probabilities ``(3, 3)`` and their standard errors by importance sampling (of the
-    rows ``X`` as given with ``centre=False``, e.g. a resample of centred rows)."""
+    rows ``X`` as given with ``centre=False``, e.g. a resample of centred rows).
+    ``noise_variance="equal"`` / ``"estimate"``: learned, one shared or one per variable,
+    integrated out under ``p(σ²) ∝ 1/σ²`` (the likelihood becomes ``RSS^(−n·p/2)`` or
+    ``Π_k RSS_k^(−n/2)``)."""
     X = X - X.mean(axis=0) if centre else X
     p = X.shape[1]
     W_tilde = np.random.default_rng(1).standard_normal((n_draws, p, p))
@@ -79,8 +82,12 @@ def three_node_oracle(X, lam, noise_variance=1.0, n_draws=300_000, centre=True):
         best_mask[better] = forward
     W = _l1_ball(np.where(best_mask, W_tilde, 0), lam)
     A = np.eye(p) - W
-    rss = np.einsum("sik,ij,sjk->s", A, X.T @ X, A)
-    weights = np.exp(-0.5 * (rss - rss.min()) / noise_variance)
+    rss = np.einsum("sik,ij,sjk->sk", A, X.T @ X, A)
+    n = len(X)
+    log_lik = (-0.5 * n * p * np.log(rss.sum(axis=1)) if noise_variance == "equal" else
+               -0.5 * n * np.log(rss).sum(axis=1) if noise_variance == "estimate" else
+               -0.5 * rss.sum(axis=1) / noise_variance)
+    weights = np.exp(log_lik - log_lik.max())
     weights /= weights.sum()
     edges = W != 0
     probabilities = np.tensordot(weights, edges, axes=1)

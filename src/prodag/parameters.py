@@ -68,6 +68,9 @@ class TrainingOptions:
         model's own posterior after the fit (``prodag.refinement``); the posterior is then
         those draws. 0: none (the mixture itself). With ``bootstrap``, each draw moves
         towards the posterior given its own chain's resample (a refined bagged posterior).
+    sampler : {"mixture", "smc"}
+        The posterior: the fits' pooled mixture (refined by ``refine_steps``), or the model's
+        own drawn by tempered SMC from every contender fit (``prodag.smc``).
     """
 
     patience: int = 5
@@ -80,6 +83,7 @@ class TrainingOptions:
     init: str = "auto"
     n_restarts: int | None = None
     refine_steps: int = 0
+    sampler: str = "mixture"
 
     def __post_init__(self):
         check_fields(self)
@@ -231,6 +235,7 @@ def rules() -> dict[str, Callable]:
         "validation_fraction": _fraction, "init": choice("init", INITS),
         "n_restarts": _optional(integer("n_restarts")),
         "refine_steps": lambda value: check_integer("refine_steps", value, minimum=0),
+        "sampler": choice("sampler", ("mixture", "smc")),
         # NetworkOptions
         "hidden_units": integer("hidden_units"), "hidden_layers": integer("hidden_layers"),
         "activation": choice("activation", tuple(ACTIVATIONS)), "bias": _boolean("bias"),
@@ -256,12 +261,14 @@ def check(params: dict) -> None:
         raise ValueError("bootstrap=True fits every chain on its own resample of the rows "
                          "and chooses lam by the ELBO; use TrainingOptions(select_by='elbo') "
                          "with it.")
+    if training.sampler == "smc" and (params["bootstrap"] or training.refine_steps):
+        raise ValueError("sampler='smc' samples the posterior of all rows: use it with "
+                         "bootstrap=False and refine_steps=0.")
     if training.init == "data" and params["sem"] == "mlp" and (
             network.activation != "relu" or network.hidden_units < 2):
-        raise ValueError("init='data' starts each network as the linear start with ReLU "
-                         "units in +/- pairs: it needs NetworkOptions(activation='relu', "
-                         "hidden_units >= 2); use TrainingOptions(init='prior') for this "
-                         "network.")
+        raise ValueError("init='data' starts each network as the linear start with ReLU units "
+                         "in +/- pairs: it needs NetworkOptions(activation='relu', hidden_units"
+                         " >= 2); use TrainingOptions(init='prior') for this network.")
 
 
 def nest(flat: dict) -> dict:

@@ -212,14 +212,18 @@ def _lambda_path(path, estimator, lam: float, check: Checker) -> dict | None:
     return path
 
 
-def _diagnostics(diagnostics, columns: list[str], check: Checker):
-    """The chains' diagnostics (``prodag.chains.diagnose``) or None, checked."""
+def _diagnostics(diagnostics, columns: list[str], check: Checker, extra=("populations",)):
+    """The chains' diagnostics (``prodag.chains.diagnose``; the SMC's populations' in
+    ``"populations"``, with ``"ess"`` and ``"temperatures"``) or None, checked."""
     if diagnostics is None:
         return None
     fields = {"n_chains", "max_difference", "mean_difference", "threshold",
               "disagreeing_edges", "chain_elbos"}
-    check.that(isinstance(diagnostics, dict) and set(diagnostics) == fields,
-               f"'diagnostics_' must be an object with the fields {sorted(fields)}")
+    check.that(isinstance(diagnostics, dict) and fields <= set(diagnostics) <= fields | {*extra},
+               f"'diagnostics_' must be an object with the fields {sorted(fields)} "
+               f"(and optionally {list(extra)})")
+    if "populations" in diagnostics:
+        _diagnostics(diagnostics["populations"], columns, check, ("ess", "temperatures"))
     n_chains = diagnostics["n_chains"]
     check.that(isinstance(n_chains, int) and n_chains >= 1
                and isinstance(diagnostics["chain_elbos"], list)
@@ -289,7 +293,8 @@ def _refined(arrays: dict, estimator, p: int, check: Checker) -> Refined | None:
     from prodag.parameters import training_options
 
     present = {name for name in arrays if name.startswith("refined/")}
-    if not training_options(estimator).refine_steps:
+    if not (training_options(estimator).refine_steps
+            or training_options(estimator).sampler == "smc"):
         check.that(not present, "it has refined draws but refine_steps is 0")
         return None
     shapes = estimator._config().model().weight_shapes(p)

@@ -20,7 +20,7 @@ from prodag.checks import check_positive_vector, check_seed
 from prodag.parameters import (optimiser_options, resolved_init, resolved_restarts,
                                training_options)
 from prodag import interventions as interventions_module
-from prodag import refinement, variational
+from prodag import refinement, smc, variational
 from prodag.inference import noise_variance_of
 from prodag.initialization import noise_variance_start
 from prodag.knowledge import Knowledge
@@ -267,6 +267,8 @@ REFINED_DRAWS = 1000
 """Draws a refined posterior keeps (``TrainingOptions.refine_steps``)."""
 REFINEMENT_STREAM = 2 ** 22
 """``fold_in`` index of the key that draws and refines them."""
+SMC_STREAM = 2 ** 23
+"""``fold_in`` index of the tempered SMC's key."""
 
 
 def mixture_draws(posterior: Posterior, noise: np.ndarray, key,
@@ -317,3 +319,24 @@ def refine(settings, the_plan: Plan, posterior: Posterior, prepared: Prepared, k
 
     return fitting.refiner(the_plan.config).refine(weights_tilde, target,
                                                    jax.random.fold_in(key, 1), steps, on_block)
+
+
+def sample_posterior(settings, the_plan: Plan, posterior: Posterior, runs: list,
+                     prepared: Prepared, key, dtype, progress) -> tuple:
+    """``(posterior, draws)``: with ``TrainingOptions(sampler="smc")``, ``REFINED_DRAWS`` draws
+    of the model's posterior by tempered SMC from every contender fit (``prodag.smc``), its
+    populations' agreement in ``diagnostics["populations"]`` (warned about); else ``refine``."""
+    training = training_options(settings)
+    if training.sampler != "smc":
+        return posterior, refine(settings, the_plan, posterior, prepared, key, dtype, progress)
+    fits, _ = chains.contenders(runs, prepared.Z.shape[0])
+    target = refinement.Target(scored_data(the_plan, 0, dtype), None,
+                               jnp.asarray(prepared.noise[None], dtype),
+                               float(training.prior_mean), float(settings.prior_std))
+    draws, populations = smc.sample(
+        the_plan.config, smc.proposal_of([(lam, fit.params) for lam, fit in fits], dtype),
+        target, jax.random.fold_in(key, SMC_STREAM), REFINED_DRAWS, prepared.columns,
+        on_step=lambda t, beta: progress.stage(f"tempered SMC: step {t}, β = {beta:.3f}"))
+    smc.warn_disagreement(populations)
+    return posterior._replace(diagnostics={**posterior.diagnostics,
+                                           "populations": populations}), draws
