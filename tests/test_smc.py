@@ -14,7 +14,7 @@ import pytest
 from scipy.special import logsumexp
 from scipy.stats import norm
 
-from prodag import ProDAG, TrainingOptions, refinement, smc
+from prodag import ProDAG, TrainingOptions, populations, refinement, smc
 from prodag.graph import is_dag
 from prodag.inference import Params
 from prodag.models import make_model
@@ -105,21 +105,28 @@ def test_the_next_temperature_keeps_the_asked_effective_sample_size():
     weights = jax.nn.softmax((beta - 0.2) * increments)
     assert 0.2 < beta < 1 and abs(1 / np.sum(np.square(weights)) / 500 - 0.5) < 0.01
     assert smc.next_beta(jnp.asarray(0.2, DTYPE), increments * 1e-6, 0.5) == 1.0
+    capped = smc.next_beta(jnp.asarray(0.2, DTYPE), increments * 1e-6, 0.5, max_step=0.25)
+    assert np.isclose(capped, 0.45) and smc.next_beta(capped + 0.5, increments * 1e-6, 0.5,
+                                                      max_step=0.25) == 1.0
 
 
 def test_the_proposal_density_is_the_widened_mixture_at_each_particles_radius():
     fits = [(1.0, _wrong_mode()), (2.0, _wrong_mode()), (2.0, _wrong_mode())]
     fits[2][1].q.loc["W"] = fits[2][1].q.loc["W"] + 1.0
-    proposal = smc.proposal_of(fits, DTYPE)
-    position, lams = smc.sample_proposal(jax.random.PRNGKey(0), proposal, 50)
+    proposal = smc.proposal_of(fits, DTYPE, (0.5, 2.0), prior_share=0.2)
+    position, lams = smc.sample_proposal(jax.random.PRNGKey(0), proposal, 200)
     value = np.asarray(smc.proposal_log_density(proposal, position, lams))
-    x = np.asarray(position["W"]).reshape(50, -1)
+    x = np.asarray(position["W"]).reshape(200, -1)
     per = np.stack([norm.logpdf(x, np.asarray(p.q.loc["W"]).ravel(),
-                                smc.WIDEN * 0.1).sum(axis=1) for _, p in fits])  # (3, 50)
-    same = np.asarray(lams)[None] == np.array([1.0, 2.0, 2.0])[:, None]
-    expected = logsumexp(np.where(same, per, -np.inf) - np.log(3), axis=0)
+                                smc.WIDEN * 0.1).sum(axis=1) for _, p in fits]
+                   + [norm.logpdf(x, 0.5, 2.0).sum(axis=1)] * 2)  # (5, 200)
+    same = np.asarray(lams)[None] == np.array([1.0, 2.0, 2.0, 1.0, 2.0])[:, None]
+    shares = np.array([0.8 / 3] * 3 + [0.1, 0.1])[:, None]
+    expected = logsumexp(np.where(same, per + np.log(shares), -np.inf), axis=0)
     assert np.allclose(value, expected, rtol=1e-4)
     assert set(np.asarray(lams).tolist()) == {1.0, 2.0}
+    spread = np.abs(x - 0.5).max(axis=1)  # the prior's draws lie far beyond the fits' σ = 0.2
+    assert 0.1 < np.mean(spread > 2.5) < 0.35
 
 
 def test_sampler_smc_refuses_bagging_and_refinement():
@@ -134,8 +141,8 @@ def test_a_fit_with_the_smc_sampler_draws_dags_and_survives_a_round_trip(tmp_pat
     X = _data(3)
     est = ProDAG(lam=1.0, noise_variance=1.0, seed=0, progress=False, n_chains=1,
                  training=TrainingOptions(sampler="smc")).fit(X)
-    populations = est.diagnostics_["populations"]
-    assert populations["n_chains"] == smc.POPULATIONS and populations["temperatures"] >= 1
+    agreement = est.diagnostics_["populations"]
+    assert agreement["n_chains"] == populations.POPULATIONS and agreement["temperatures"] >= 1
     assert est.refined_.weights_tilde["W"].shape == (1000, 3, 3)
     oracle, oracle_error = three_node_oracle(X, 1.0)
     estimate = est.edge_probabilities(1000)
@@ -146,7 +153,7 @@ def test_a_fit_with_the_smc_sampler_draws_dags_and_survives_a_round_trip(tmp_pat
     est.save(tmp_path / "model.npz")
     loaded = ProDAG.load(tmp_path / "model.npz")
     assert np.array_equal(loaded.sample(300), samples)
-    assert loaded.diagnostics_["populations"] == populations
+    assert loaded.diagnostics_["populations"] == agreement
 
 
 @pytest.mark.slow  # a compilation of its own (the noise move): about 10 s

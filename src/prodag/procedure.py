@@ -20,6 +20,7 @@ from prodag.checks import check_positive_vector, check_seed
 from prodag.parameters import (optimiser_options, resolved_init, resolved_restarts,
                                training_options)
 from prodag import interventions as interventions_module
+from prodag import populations as populations_module
 from prodag import refinement, smc, variational
 from prodag.inference import noise_variance_of
 from prodag.initialization import noise_variance_start
@@ -333,10 +334,11 @@ def sample_posterior(settings, the_plan: Plan, posterior: Posterior, runs: list,
     target = refinement.Target(scored_data(the_plan, 0, dtype), None,
                                jnp.asarray(prepared.noise[None], dtype),
                                float(training.prior_mean), float(settings.prior_std))
-    draws, populations = smc.sample(
-        the_plan.config, smc.proposal_of([(lam, fit.params) for lam, fit in fits], dtype),
+    draws, populations = populations_module.sample(
+        the_plan.config, smc.proposal_of([(lam, fit.params) for lam, fit in fits], dtype,
+                                          (target.prior_mean, target.prior_std)),
         target, jax.random.fold_in(key, SMC_STREAM), REFINED_DRAWS, prepared.columns,
         on_step=lambda t, beta: progress.stage(f"tempered SMC: step {t}, β = {beta:.3f}"))
-    smc.warn_disagreement(populations)
+    populations_module.warn_disagreement(populations)
     return posterior._replace(diagnostics={**posterior.diagnostics,
                                            "populations": populations}), draws

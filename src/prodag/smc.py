@@ -23,16 +23,14 @@ steps that leave ``π_β'`` invariant: refinement's moves (``refinement.propose`
 entries, an edge reversal) and, with learned noise, a random walk on ``log σ²``. Every particle
 is projected exactly in every step, so every draw is an exact DAG.
 
-``POPULATIONS`` independent populations run side by side (one compiled computation, batched
-over populations × particles); their edge probabilities are compared per edge as
-``prodag.chains.diagnose`` compares chains (``diagnose``). The design follows BlackJAX's
+Independent populations run side by side (one compiled computation, batched over
+populations × particles); ``prodag.populations`` runs them for a fit and compares their edge
+probabilities as ``prodag.chains.diagnose`` compares chains. The design follows BlackJAX's
 adaptive tempered SMC: pure ``init``/``step`` functions over NamedTuple states (``Kernel``).
 """
 
 from __future__ import annotations
 
-import functools
-import warnings
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -43,19 +41,19 @@ from jax import lax
 from jax.scipy.special import logsumexp
 
 from prodag import refinement
-from prodag.chains import diagnose
-from prodag.fitting import refiner
 from prodag.models.base import StructuralEquationModel, Weights
 from prodag.projection import Projector
 
-POPULATIONS = 2
-"""Independent populations; the draws are theirs pooled, each an equal share."""
 ESS_FRACTION = 0.5
 """Effective sample size, as a share of a population, each temperature's weights keep."""
 MUTATION_STEPS = 50
 """Metropolis steps per temperature."""
+MIN_TEMPERATURES = 1
+"""β grows by at most ``1 / MIN_TEMPERATURES`` a step (more steps where the ESS allows)."""
 WIDEN = 2.0
 """Each fit's σ is multiplied by this in the proposal, so mass can reach other modes."""
+PRIOR_SHARE = 0.0
+"""The proposal's share drawn from the prior (defensive: modes no fit found)."""
 NOISE_SPREAD = 0.5
 """Standard deviation of the proposal's ``log σ²`` around each fit's estimate."""
 NOISE_SCALES = (0.03, 0.1, 0.3, 1.0)
@@ -112,18 +110,33 @@ class Kernel(NamedTuple):
     step: Callable
 
 
-def proposal_of(fits: list, dtype, widen: float = WIDEN) -> Proposal:
-    """The proposal of ``fits [(lam, inference.Params), ...]``: each an equal share, its
-    σ times ``widen``; ``log σ²`` with spread ``NOISE_SPREAD`` if the fits learned it."""
+def proposal_of(fits: list, dtype, prior: tuple[float, float] = (0.0, 1.0),
+                widen: float | None = None, prior_share: float | None = None) -> Proposal:
+    """The proposal of ``fits [(lam, inference.Params), ...]``: each an equal share of
+    ``1 − prior_share``, its σ times ``widen`` (default ``WIDEN``), and the prior
+    ``N(prior_mean, prior_std²)`` at each of their radii sharing ``prior_share`` (default
+    ``PRIOR_SHARE``); ``log σ²`` with spread ``NOISE_SPREAD`` if the fits learned it (the
+    prior's around their mean)."""
+    widen = WIDEN if widen is None else widen
+    share = PRIOR_SHARE if prior_share is None else prior_share
+    radii = sorted({float(lam) for lam, _ in fits}) if share > 0 else []
     names = sorted(fits[0][1].q.loc)
-    loc = {name: jnp.stack([jnp.asarray(p.q.loc[name], dtype) for _, p in fits]) for name in names}
-    scale = {name: widen * jax.nn.softplus(jnp.stack([jnp.asarray(p.q.rho[name], dtype)
-                                                      for _, p in fits])) for name in names}
+
+    def stacked(part, extra):
+        return jnp.concatenate([jnp.stack([jnp.asarray(part(p), dtype) for _, p in fits]),
+                                jnp.broadcast_to(jnp.asarray(extra, dtype),
+                                                 (len(radii), *jnp.shape(part(fits[0][1]))))])
+
+    loc = {name: stacked(lambda p: p.q.loc[name], prior[0]) for name in names}
+    scale = {name: stacked(lambda p: widen * jax.nn.softplus(p.q.rho[name]), prior[1])
+             for name in names}
     if fits[0][1].log_noise_variance is not None:
-        loc[NOISE] = jnp.stack([jnp.asarray(p.log_noise_variance, dtype) for _, p in fits])
+        centre = np.mean([np.asarray(p.log_noise_variance) for _, p in fits], axis=0)
+        loc[NOISE] = stacked(lambda p: p.log_noise_variance, centre)
         scale[NOISE] = jnp.full_like(loc[NOISE], NOISE_SPREAD)
-    return Proposal(loc, scale, jnp.full(len(fits), -np.log(len(fits)), dtype),
-                    jnp.asarray([lam for lam, _ in fits], dtype))
+    shares = [(1 - share) / len(fits)] * len(fits) + [share / max(len(radii), 1)] * len(radii)
+    return Proposal(loc, scale, jnp.log(jnp.asarray(shares, dtype)),
+                    jnp.asarray([lam for lam, _ in fits] + radii, dtype))
 
 
 def _rows(tree: dict, names: list[str]) -> jax.Array:
@@ -165,9 +178,11 @@ def systematic(key: jax.Array, weights: jax.Array) -> jax.Array:
                        n - 1)
 
 
-def next_beta(beta: jax.Array, increments: jax.Array, ess_fraction: float) -> jax.Array:
-    """The next inverse temperature of one population: the largest ``β' ≤ 1`` whose weights
-    ``exp((β' − β) · increments (N,))`` keep an ESS of ``ess_fraction · N`` (bisection)."""
+def next_beta(beta: jax.Array, increments: jax.Array, ess_fraction: float,
+              max_step: float = 1.0) -> jax.Array:
+    """The next inverse temperature of one population: the largest ``β' ≤ min(1, β +
+    max_step)`` whose weights ``exp((β' − β) · increments (N,))`` keep an ESS of
+    ``ess_fraction · N`` (bisection)."""
     floor = ess_fraction * increments.shape[0]
 
     def ess(delta):
@@ -180,15 +195,15 @@ def next_beta(beta: jax.Array, increments: jax.Array, ess_fraction: float) -> ja
         good = ess(middle) >= floor
         return jnp.where(good, middle, low), jnp.where(good, high, middle)
 
-    remaining = 1.0 - beta
+    remaining = jnp.minimum(1.0 - beta, max_step)
     low, _ = lax.fori_loop(0, BISECTION_STEPS, bisect, (jnp.zeros_like(beta), remaining))
-    return jnp.where(ess(remaining) >= floor, 1.0,
-                     jnp.minimum(beta + jnp.maximum(low, MIN_INCREMENT), 1.0))
+    step = jnp.where(ess(remaining) >= floor, remaining, jnp.maximum(low, MIN_INCREMENT))
+    return jnp.where(beta + step >= 1.0 - MIN_INCREMENT, 1.0, beta + step)
 
 
 def build_kernel(model: StructuralEquationModel, project: Projector,
-                 mutation_steps: int = MUTATION_STEPS,
-                 ess_fraction: float = ESS_FRACTION) -> Kernel:
+                 mutation_steps: int = MUTATION_STEPS, ess_fraction: float = ESS_FRACTION,
+                 min_temperatures: int = MIN_TEMPERATURES) -> Kernel:
     """The SMC kernel of one model and projection (module docstring)."""
 
     def log_target(position, lams, target):
@@ -244,7 +259,8 @@ def build_kernel(model: StructuralEquationModel, project: Projector,
         n = state.lams.shape[0] // n_populations
         increments = (state.log_target - state.log_proposal).reshape(n_populations, n)
         increments = jnp.where(jnp.isnan(increments), -jnp.inf, increments)
-        beta = jax.vmap(lambda b, i: next_beta(b, i, ess_fraction))(state.beta, increments)
+        beta = jax.vmap(lambda b, i: next_beta(b, i, ess_fraction, 1.0 / min_temperatures))(
+            state.beta, increments)
         delta = (beta - state.beta)[:, None]
         log_weights = jnp.where(delta > 0, delta * increments, 0.0)
         log_evidence = state.log_evidence + logsumexp(log_weights, axis=1) - np.log(n)
@@ -284,66 +300,3 @@ def run(kernel: Kernel, key: jax.Array, proposal: Proposal, target: refinement.T
         if on_step is not None:
             on_step(len(infos), float(jnp.min(state.beta)))
     return state, infos
-
-
-@functools.lru_cache(maxsize=16)
-def kernel_for(config) -> Kernel:
-    """The compiled kernel of a ``fitting.ModelConfig`` (cached)."""
-    return build_kernel(config.model(), config.projector())
-
-
-def sample(config, proposal: Proposal, target: refinement.Target, key: jax.Array,
-           n_draws: int, names: list[str], n_populations: int = POPULATIONS,
-           on_step=None) -> tuple[refinement.Refined, dict]:
-    """``n_draws`` draws of the model's posterior (``n_populations`` populations of
-    ``n_draws // n_populations`` particles, pooled) as ``refinement.Refined`` (acceptance:
-    of refinement's moves), and the populations' diagnostic (``diagnose``)."""
-    n_particles = n_draws // n_populations
-    state, infos = run(kernel_for(config), key, proposal, target, n_populations, n_particles,
-                       on_step)
-    weights_tilde = {name: np.asarray(value) for name, value in state.position.items()
-                     if name != NOISE}
-    noise = np.asarray(jnp.exp(state.position[NOISE]) if NOISE in state.position else
-                       jnp.broadcast_to(target.noise, (len(state.lams), target.noise.shape[-1])))
-    counts = np.sum([np.asarray(info.counts) for info in infos], axis=0)
-    acceptance = counts[0] / np.maximum(counts[1], 1)
-    lams = np.asarray(state.lams)
-    graphs = refiner(config).project_draws(weights_tilde, lams)[1]
-    probabilities = (graphs != 0).reshape(n_populations, n_particles,
-                                          *graphs.shape[1:]).mean(axis=1)
-    drawn = refinement.Refined(weights_tilde, lams, noise, acceptance[:len(refinement.MOVES)])
-    return drawn, diagnose_populations(probabilities, np.asarray(state.log_evidence),
-                                       np.asarray(infos[-1].ess), len(infos), names)
-
-
-def diagnose_populations(probabilities: np.ndarray, log_evidence: np.ndarray, ess: np.ndarray,
-                         temperatures: int, names: list[str]) -> dict:
-    """``chains.diagnose`` of the populations' edge probabilities ``(P, p, p)`` (its
-    ``chain_elbos``: each population's ``log Ẑ``, like an ELBO a lower bound of the log
-    evidence in expectation), with each population's last ESS (as a share of its
-    particles) and the number of temperatures."""
-    return {**diagnose(probabilities, list(log_evidence), names),
-            "ess": [float(x) for x in ess], "temperatures": int(temperatures)}
-
-
-def warn_disagreement(diagnostics: dict) -> None:
-    """Warn (``PopulationDisagreementWarning``) naming the edges the populations disagree on."""
-    edges = diagnostics["disagreeing_edges"]
-    if not edges:
-        return
-    shown = "; ".join(f"{e['source']} -> {e['target']} "
-                      f"({', '.join(f'{x:.2f}' for x in e['probabilities'])})"
-                      for e in edges[:6])
-    more = f" and {len(edges) - 6} more" if len(edges) > 6 else ""
-    warnings.warn(
-        f"the {diagnostics['n_chains']} independent SMC populations disagree by more than "
-        f"{diagnostics['threshold']:g} on {len(edges)} edge(s): {shown}{more}. The posterior "
-        "pools them, each an equal share, but these probabilities are not reproducible: the "
-        "sampler did not mix between the modes; fit more chains (n_chains) or starts "
-        "(TrainingOptions(n_restarts=...)) so that the proposal holds every mode.",
-        PopulationDisagreementWarning, stacklevel=4)
-
-
-class PopulationDisagreementWarning(UserWarning):
-    """Independent SMC populations disagree about some edges."""
-
