@@ -166,3 +166,14 @@ def test_smc_with_learned_noise_reaches_the_posterior_integrated_over_it(noise):
     assert np.all(np.abs(estimate - oracle)[OFF] < tolerance[OFF]), (estimate, oracle)
     fixed, _ = three_node_oracle(X, 1.0)
     assert np.any(np.abs(estimate - fixed)[OFF] > tolerance[OFF]), (estimate, fixed)
+
+
+def test_populations_that_disagree_are_named_in_the_diagnostic_and_warned_about():
+    probabilities = np.array([[[0.0, 0.9], [0.1, 0.0]], [[0.0, 0.2], [0.15, 0.0]]])
+    agreement = populations.diagnose_populations(probabilities, np.array([-3.0, -4.0]),
+                                                 np.array([0.6, 0.7]), 5, ["a", "b"])
+    assert agreement["disagreeing_edges"] == [{"source": "a", "target": "b",
+                                               "probabilities": [0.9, 0.2]}]
+    assert np.isclose(agreement["max_difference"], 0.7) and agreement["temperatures"] == 5
+    with pytest.warns(populations.PopulationDisagreementWarning, match=r"a -> b \(0.90, 0.20\)"):
+        populations.warn_disagreement(agreement)

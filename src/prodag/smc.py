@@ -46,7 +46,7 @@ from prodag.projection import Projector
 
 ESS_FRACTION = 0.5
 """Effective sample size, as a share of a population, each temperature's weights keep."""
-MUTATION_STEPS = 50
+MUTATION_STEPS = 100
 """Metropolis steps per temperature."""
 MIN_TEMPERATURES = 1
 """β grows by at most ``1 / MIN_TEMPERATURES`` a step (more steps where the ESS allows)."""
