@@ -7,6 +7,8 @@ errors, while the proposal itself (what an unweighted sampler would keep) must l
 them, so the comparison can fail.
 """
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -177,3 +179,15 @@ def test_populations_that_disagree_are_named_in_the_diagnostic_and_warned_about(
     assert np.isclose(agreement["max_difference"], 0.7) and agreement["temperatures"] == 5
     with pytest.warns(populations.PopulationDisagreementWarning, match=r"a -> b \(0.90, 0.20\)"):
         populations.warn_disagreement(agreement)
+
+
+def test_the_chains_warning_leaves_a_sampled_posterior_to_its_populations_warning():
+    from prodag import chains
+
+    disagreeing = chains.diagnose(np.array([[[0.0, 0.9], [0.1, 0.0]], [[0.0, 0.2], [0.1, 0.0]]]),
+                                  [-1.0, -2.0], ["a", "b"])
+    with pytest.warns(chains.ChainDisagreementWarning):
+        chains.warn_disagreement(disagreeing)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        chains.warn_disagreement({**disagreeing, "populations": {}})

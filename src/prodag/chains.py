@@ -109,9 +109,11 @@ def diagnose(probabilities: np.ndarray, chain_elbos: list[float], names: list[st
 
 
 def warn_disagreement(diagnostics: dict) -> None:
-    """Warn (``ChainDisagreementWarning``) naming the edges the chains disagree on, if any."""
+    """Warn (``ChainDisagreementWarning``) naming the edges the chains disagree on, if any;
+    not when the posterior was sampled by SMC (``"populations"``), whose own warning says
+    whether its populations agree (the chains' fits only proposed)."""
     edges = diagnostics["disagreeing_edges"]
-    if not edges:
+    if not edges or "populations" in diagnostics:
         return
     shown = "; ".join(f"{e['source']} -> {e['target']} "
                       f"({', '.join(f'{x:.2f}' for x in e['probabilities'])})"
