@@ -138,7 +138,7 @@ def test_sampler_smc_refuses_bagging_and_refinement():
         TrainingOptions(sampler="mcmc")
 
 
-@pytest.mark.slow  # a fit and two compilations of its own: about 20 s
+@pytest.mark.slow  # a fit and two compilations of its own: 7 s beside other jobs
 def test_a_fit_with_the_smc_sampler_draws_dags_and_survives_a_round_trip(tmp_path):
     X = _data(3)
     est = ProDAG(lam=1.0, noise_variance=1.0, seed=0, progress=False, n_chains=1,
@@ -158,7 +158,7 @@ def test_a_fit_with_the_smc_sampler_draws_dags_and_survives_a_round_trip(tmp_pat
     assert loaded.diagnostics_["populations"] == agreement
 
 
-@pytest.mark.slow  # a compilation of its own (the noise move): about 10 s
+@pytest.mark.slow  # a compilation of its own (the noise move): 8-10 s beside other jobs
 @pytest.mark.parametrize("noise", ["equal", "estimate"])
 def test_smc_with_learned_noise_reaches_the_posterior_integrated_over_it(noise):
     X, _, _, graphs, _ = _run(noise)
