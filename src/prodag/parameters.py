@@ -25,8 +25,7 @@ from prodag.selection import CRITERIA, VALIDATION_FRACTION
 
 INITS = ("auto", "prior", "data")
 NOISE_MODELS = ("auto", *preprocessing.NOISE_MODELS)
-"""The named noise models (``prodag.preprocessing``) and ``"auto"``, which picks one per SEM
-(``preprocessing.resolved_noise``)."""
+"""The named noise models and ``"auto"`` (``preprocessing.resolved_noise``)."""
 REMOVED = {"mix_radii": "every fit of the λ path is pooled by its evidence",
            "mlp_edges": "the MLP's graph is the group norm of its first layer (the paper's)"}
 """Options of earlier versions that lost their experiments, with what happens instead."""
@@ -69,8 +68,7 @@ class TrainingOptions:
         those draws. 0: none (the mixture itself). With ``bootstrap``, each draw moves
         towards the posterior given its own chain's resample (a refined bagged posterior).
     sampler : {"mixture", "smc"}
-        The posterior: the fits' pooled mixture (refined by ``refine_steps``), or the model's
-        own drawn by tempered SMC from every contender fit (``prodag.smc``).
+        The posterior: the fits' mixture (see refine_steps) or tempered SMC (``prodag.smc``).
     """
 
     patience: int = 5
@@ -262,8 +260,7 @@ def check(params: dict) -> None:
                          "and chooses lam by the ELBO; use TrainingOptions(select_by='elbo') "
                          "with it.")
     if training.sampler == "smc" and (params["bootstrap"] or training.refine_steps):
-        raise ValueError("sampler='smc' samples the posterior of all rows: use it with "
-                         "bootstrap=False and refine_steps=0.")
+        raise ValueError("sampler='smc' takes bootstrap=False and refine_steps=0.")
     if training.init == "data" and params["sem"] == "mlp" and (
             network.activation != "relu" or network.hidden_units < 2):
         raise ValueError("init='data' starts each network as the linear start with ReLU units "
