@@ -503,6 +503,9 @@ def test_refine_steps_reach_the_estimator(tmp_path, monkeypatch):
     assert built[0].training.refine_steps == 300 and built[0].bootstrap
     assert_one_line_error(invoke("fit", tmp_path / "data.csv", "--refine-steps", -1),
                           "refine-steps")
+    invoke("fit", tmp_path / "data.csv", "--out", tmp_path / "smc", "--sampler", "smc",
+           "--no-progress")
+    assert built[1].training.sampler == "smc" and built[0].training.sampler == "mixture"
 
 
 def test_a_long_mixture_prints_its_largest_weights_and_sums_the_rest():

@@ -33,16 +33,21 @@ def _data(p: int) -> np.ndarray:
 
 
 def two_node_oracle(X, lam, noise_variance=1.0) -> float:
-    """``P(1 → 2)`` for p = 2 by quadrature over the kept entry."""
+    """``P(1 → 2)`` for p = 2 by quadrature over the kept entry; a learned
+    ``noise_variance`` (``"equal"``, ``"estimate"``) integrated out under ``p(σ²) ∝ 1/σ²``."""
     X = X - X.mean(axis=0)
     a = np.linspace(-8, 8, 40001)
     w = np.sign(a) * np.minimum(np.abs(a), lam)
     log_mass = []
+    n = len(X)
     for parent, child in ((0, 1), (1, 0)):
-        rss = X[:, parent] @ X[:, parent] + (
-            (X[:, child][None] - w[:, None] * X[:, parent][None]) ** 2).sum(axis=1)
+        source = X[:, parent] @ X[:, parent]
+        residual = ((X[:, child][None] - w[:, None] * X[:, parent][None]) ** 2).sum(axis=1)
+        log_lik = (-n * np.log(source + residual) if noise_variance == "equal" else
+                   -0.5 * n * np.log(source * residual) if noise_variance == "estimate" else
+                   -0.5 * (source + residual) / noise_variance)
         log_mass.append(logsumexp(norm.logpdf(a) + np.log(2 * norm.cdf(np.abs(a)) - 1 + 1e-300)
-                                  - 0.5 * rss / noise_variance))
+                                  + log_lik))
     return float(1 / (1 + np.exp(log_mass[1] - log_mass[0])))
 
 
@@ -63,7 +68,10 @@ def _l1_ball(W: np.ndarray, lam: float) -> np.ndarray:
 
 def three_node_oracle(X, lam, noise_variance=1.0, n_draws=300_000, centre=True):
     """Edge probabilities ``(3, 3)`` and their standard errors by importance sampling (of the
-    rows ``X`` as given with ``centre=False``, e.g. a resample of centred rows)."""
+    rows ``X`` as given with ``centre=False``, e.g. a resample of centred rows).
+    ``noise_variance="equal"`` / ``"estimate"``: learned, one shared or one per variable,
+    integrated out under ``p(σ²) ∝ 1/σ²`` (the likelihood becomes ``RSS^(−n·p/2)`` or
+    ``Π_k RSS_k^(−n/2)``)."""
     X = X - X.mean(axis=0) if centre else X
     p = X.shape[1]
     W_tilde = np.random.default_rng(1).standard_normal((n_draws, p, p))
@@ -79,8 +87,12 @@ def three_node_oracle(X, lam, noise_variance=1.0, n_draws=300_000, centre=True):
         best_mask[better] = forward
     W = _l1_ball(np.where(best_mask, W_tilde, 0), lam)
     A = np.eye(p) - W
-    rss = np.einsum("sik,ij,sjk->s", A, X.T @ X, A)
-    weights = np.exp(-0.5 * (rss - rss.min()) / noise_variance)
+    rss = np.einsum("sik,ij,sjk->sk", A, X.T @ X, A)
+    n = len(X)
+    log_lik = (-0.5 * n * p * np.log(rss.sum(axis=1)) if noise_variance == "equal" else
+               -0.5 * n * np.log(rss).sum(axis=1) if noise_variance == "estimate" else
+               -0.5 * rss.sum(axis=1) / noise_variance)
+    weights = np.exp(log_lik - log_lik.max())
     weights /= weights.sum()
     edges = W != 0
     probabilities = np.tensordot(weights, edges, axes=1)
@@ -99,6 +111,19 @@ def test_two_nodes_match_quadrature(lam, wrong):
     assert abs(run.edge_probabilities[0, 1] + run.edge_probabilities[1, 0] - 1) < 1e-9
     assert abs(estimate - two_node_oracle(X, lam)) < tolerance
     assert abs(estimate - two_node_oracle(X, **{"lam": lam, **wrong})) > tolerance
+
+
+@pytest.mark.parametrize("noise", ["equal", "estimate"])
+def test_two_nodes_with_learned_noise_match_quadrature_over_it(noise):
+    """The noise variance integrated out (shared, or one per variable); the other learned
+    model must lie outside the tolerance."""
+    X = _data(2)
+    run = reference.sample(X, 0.5, noise, tempering=TWO)
+    estimate, error = run.edge_probabilities[0, 1], run.mc_error[0, 1]
+    tolerance = 4 * error + 0.005
+    assert abs(estimate - two_node_oracle(X, 0.5, noise)) < tolerance
+    other = "estimate" if noise == "equal" else "equal"
+    assert abs(estimate - two_node_oracle(X, 0.5, other)) > tolerance
 
 
 @pytest.mark.parametrize("lam, wrong_lam", [pytest.param(np.inf, 1.0, marks=pytest.mark.slow),

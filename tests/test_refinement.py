@@ -91,16 +91,16 @@ def test_refinement_runs_through_any_sem_and_keeps_forbidden_edges_out():
 def test_the_reversal_move_is_an_involution_and_site_moves_touch_one_entry():
     key = jax.random.PRNGKey(3)
     weights = {"W": jax.random.normal(key, (50, 4, 4)), "b": jnp.ones((50, 2))}
-    moved, kind = refinement._propose(key, weights, "W", 1.0)
+    moved, kind = refinement.propose(key, weights, "W", 1.0)
     while refinement.MOVES[int(kind)] != "reverse":
         key = jax.random.fold_in(key, 1)
-        moved, kind = refinement._propose(key, weights, "W", 1.0)
-    back, _ = refinement._propose(key, moved, "W", 1.0)
+        moved, kind = refinement.propose(key, weights, "W", 1.0)
+    back, _ = refinement.propose(key, moved, "W", 1.0)
     assert np.array_equal(back["W"], weights["W"]) and not np.array_equal(moved["W"],
                                                                          weights["W"])
     while refinement.MOVES[int(kind)] != "site":
         key = jax.random.fold_in(key, 2)
-        moved, kind = refinement._propose(key, weights, "W", 1.0)
+        moved, kind = refinement.propose(key, weights, "W", 1.0)
     changed = sum(np.sum(np.asarray(moved[k]) != np.asarray(weights[k]), axis=tuple(
         range(1, weights[k].ndim))) for k in weights)
     assert np.all(changed <= 1) and changed.sum() > 40

@@ -11,6 +11,17 @@ the linear-Gaussian SEM ``x = Wᵀx + ε``, ``ε ~ N(0, σ² I)`` with ``σ²`` 
 diagonal of ``W̃`` is left out (held at 0): the projection zeroes it, so under the fit's model
 it carries only its own prior factor, independent of everything else.
 
+Learned noise (``noise_variance="equal"``: one ``σ²`` shared by every variable;
+``"estimate"``: one ``σ_k²`` per variable). The variational fit keeps a point estimate of
+``log σ²`` (``inference.Params.log_noise_variance``, no prior: the ELBO's maximiser); as the
+model's own posterior we take ``σ²`` under the scale-invariant prior ``p(σ²) ∝ 1/σ²``
+(flat in ``log σ²``, so the posterior moves with a common unit of the data as the fit does,
+and its mode in ``log σ²`` is the ELBO's point estimate as n grows). Integrated out
+analytically, the likelihood becomes ``RSS^(−n·p/2)`` (equal, ``RSS = Σ_k RSS_k``) or
+``Π_k RSS_k^(−n/2)`` (per variable), up to constants: with per-variable variances the
+posterior over ``W̃`` is then nearly score-equivalent, so Markov-equivalent orientations
+share its mass (``prodag.smc`` samples the same posterior with ``log σ²`` in its state).
+
 Sampler: ``T`` temperatures ``β_1 = 1 > … > β_T = beta_min`` (geometric) act on the likelihood
 only, ``π_β ∝ prior · likelihood^β``, in each of ``R`` independent replicas. Every step,
 each of the ``R·T`` chains makes one symmetric Metropolis proposal of one of ``MOVES`` (the
@@ -125,6 +136,21 @@ def log_likelihood(W: jax.Array, gram: jax.Array, n_rows, noise_variance) -> jax
                    + n_rows * jnp.sum(jnp.log(2 * jnp.pi * variance)))
 
 
+NOISE_MODES = {"fixed": 0, "estimate": 1, "equal": 2}
+"""The noise models of ``sample`` and their codes in its jitted target."""
+
+
+def collapsed_log_likelihood(W: jax.Array, gram: jax.Array, n_rows, mode) -> jax.Array:
+    """``log ∫ p(X | W, σ²) p(σ²) dσ²`` (``p(σ²) ∝ 1/σ²``) up to a constant, ``(...)`` for
+    ``W (..., p, p)``: ``mode`` 1 (``"estimate"``): ``−n/2 Σ_k log RSS_k``; 2 (``"equal"``):
+    ``−n·p/2 log Σ_k RSS_k``."""
+    p = W.shape[-1]
+    A = jnp.eye(p, dtype=W.dtype) - W
+    rss = jnp.einsum("...ik,ij,...jk->...k", A, gram, A)
+    return jnp.where(mode == 1, -0.5 * n_rows * jnp.sum(jnp.log(rss), axis=-1),
+                     -0.5 * n_rows * p * jnp.log(jnp.sum(rss, axis=-1)))
+
+
 def _log_prior(W_tilde, off, prior_mean, prior_std):
     z = (W_tilde - prior_mean) / prior_std
     return -0.5 * jnp.sum(jnp.where(off, z * z, 0.0), axis=(-2, -1))
@@ -132,12 +158,13 @@ def _log_prior(W_tilde, off, prior_mean, prior_std):
 
 def _parts(W_tilde, target):
     """``(log prior, log likelihood)`` of ``W̃ (..., p, p)``, each ``(...)``."""
-    gram, n_rows, noise_variance, lam, prior_mean, prior_std = target
+    gram, n_rows, noise_variance, lam, prior_mean, prior_std, mode = target
     p = W_tilde.shape[-1]
     off = ~jnp.eye(p, dtype=bool)
     W = project(W_tilde, lam, method="exact")
     return (_log_prior(W_tilde, off, prior_mean, prior_std),
-            log_likelihood(W, gram, n_rows, noise_variance))
+            jnp.where(mode == 0, log_likelihood(W, gram, n_rows, noise_variance),
+                      collapsed_log_likelihood(W, gram, n_rows, mode)))
 
 
 # ---- the sampler ------------------------------------------------------------------------------
@@ -243,7 +270,8 @@ def _run(state: _State, key, target, betas, n_records: int, thin: int):
 def sample(X, lam=np.inf, noise_variance=1.0, tempering: Tempering = Tempering(), seed: int = 0,
            prior_mean: float = 0.0, prior_std: float = 1.0) -> Reference:
     """Run the sampler on the data ``X (n, p)`` (centred here, as ``ProDAG.fit`` does) at the
-    radius ``lam`` (``inf``: no ℓ1 step) and the fixed ``noise_variance`` (scalar or ``(p,)``)."""
+    radius ``lam`` (``inf``: no ℓ1 step) and the fixed ``noise_variance`` (scalar or ``(p,)``),
+    or the learned one (``"estimate"``, ``"equal"``; module docstring) integrated out."""
     X = np.asarray(X, dtype=float)
     X = X - X.mean(axis=0)
     n, p = X.shape
@@ -251,9 +279,11 @@ def sample(X, lam=np.inf, noise_variance=1.0, tempering: Tempering = Tempering()
         raise ValueError(f"n_steps ({tempering.n_steps}) and burn_in ({tempering.burn_in}) "
                          f"must be multiples of thin ({tempering.thin}).")
     dtype = jnp.zeros(()).dtype
+    learned = isinstance(noise_variance, str)
+    mode = NOISE_MODES[noise_variance] if learned else 0
     target = (jnp.asarray(X.T @ X, dtype), jnp.asarray(n, dtype),
-              jnp.asarray(noise_variance, dtype), jnp.asarray(lam, dtype),
-              jnp.asarray(prior_mean, dtype), jnp.asarray(prior_std, dtype))
+              jnp.asarray(1.0 if learned else noise_variance, dtype), jnp.asarray(lam, dtype),
+              jnp.asarray(prior_mean, dtype), jnp.asarray(prior_std, dtype), jnp.asarray(mode))
     betas = jnp.asarray(tempering.betas(), dtype)
     R, T = tempering.n_replicas, tempering.n_temperatures
     key_start, key_run = jax.random.split(jax.random.PRNGKey(seed))
@@ -329,17 +359,33 @@ def _brier(truth: np.ndarray, probabilities: np.ndarray) -> float:
 
 
 def run_dataset(p: int, seed: int, n: int, lam: float, options: dict, tempering: Tempering,
-                n_draws: int = 2000) -> dict:
-    """Reference and ProDAG fit on simulated dataset ``seed`` (linear ER, ``s = p`` edges)."""
-    from prodag import ProDAG
-    from prodag.metrics import evaluate
-    from prodag.parameters import nest
+                n_draws: int = 2000, noise="fixed", variants=None) -> dict | list[dict]:
+    """Reference and ProDAG fit on simulated dataset ``seed`` (linear ER, ``s = p`` edges),
+    with unit noise (``"fixed"``) or the learned ``"estimate"`` / ``"equal"``. With
+    ``variants {name: options}``: one row per variant (its ``"variant"``), all against the
+    same reference run."""
     from prodag.simulate import dataset
 
     data = dataset(p, p, n, graph="er", sem="linear", seed=seed)
-    reference = sample(data.X, lam, 1.0, tempering, seed=seed)
+    noise_variance = 1.0 if noise == "fixed" else noise
+    reference = sample(data.X, lam, noise_variance, tempering, seed=seed)
+    if variants is None:
+        return _compare(data, reference, p, seed, n, lam, options, n_draws, noise)
+    return [{"variant": name, **_compare(data, reference, p, seed, n, lam, variant, n_draws,
+                                         noise)} for name, variant in variants.items()]
+
+
+def _compare(data, reference: Reference, p: int, seed: int, n: int, lam: float, options: dict,
+             n_draws: int, noise: str) -> dict:
+    """One ProDAG fit of ``data`` with ``options`` against the ``reference``: a result row."""
+    from prodag import ProDAG
+    from prodag.metrics import evaluate
+    from prodag.parameters import nest
+
+    noise_variance = 1.0 if noise == "fixed" else noise
     start = time.perf_counter()
-    settings = {"lam": lam, "noise_variance": 1.0, "seed": 0, "progress": False, **options}
+    settings = {"lam": lam, "noise_variance": noise_variance, "seed": 0, "progress": False,
+                **options}
     est = ProDAG(**nest(settings)).fit(data.X)
     fit_seconds = time.perf_counter() - start
     fit_probabilities = est.edge_probabilities(n_samples=n_draws)
@@ -348,7 +394,7 @@ def run_dataset(p: int, seed: int, n: int, lam: float, options: dict, tempering:
     gap = np.abs(fit_probabilities - reference.edge_probabilities)[off]
     reference_graphs = graphs(reference.W_tilde, lam).reshape(-1, p, p)
     return {
-        "p": p, "seed": seed, "n": n, "lam": lam,
+        "p": p, "seed": seed, "n": n, "lam": lam, "noise": noise,
         "mean_dP": float(gap.mean()), "max_dP": float(gap.max()),
         "mc_error_mean": float(reference.mc_error[off].mean()),
         "mc_error_max": float(reference.mc_error[off].max()),
@@ -360,6 +406,7 @@ def run_dataset(p: int, seed: int, n: int, lam: float, options: dict, tempering:
         "swap_rates": reference.swap_rate.round(3).tolist(),
         "reference_seconds": reference.seconds, "fit_seconds": fit_seconds,
         "fit_components": len(est.components_),
+        "fit_populations": est.diagnostics_.get("populations"),
         "fit_mixture_weights": np.asarray(est.mixture_weights_).round(4).tolist(),
         "truth": data.adjacency.tolist(),
         "reference_probabilities": reference.edge_probabilities.round(4).tolist(),
@@ -369,11 +416,16 @@ def run_dataset(p: int, seed: int, n: int, lam: float, options: dict, tempering:
 
 
 def summarize(rows: list[dict]) -> list[dict]:
-    """Per p: means over datasets (and the largest ``max_dP``)."""
+    """Per p, noise (and variant): means over datasets (and the largest ``max_dP``)."""
     summary = []
-    for p in sorted({row["p"] for row in rows}):
-        group = [row for row in rows if row["p"] == p]
-        entry = {"p": p, "datasets": len(group)}
+
+    def label(row):
+        return row["p"], row.get("noise", "fixed"), row.get("variant", "")
+
+    for p, noise, variant in sorted({label(row) for row in rows}):
+        group = [row for row in rows if label(row) == (p, noise, variant)]
+        entry = {"p": p, "noise": noise, **({"variant": variant} if variant else {}),
+                 "datasets": len(group)}
         for key in ("mean_dP", "max_dP", "mc_error_mean", "mc_error_max", "brier_reference",
                     "brier_fit", "reference_seconds", "fit_seconds"):
             entry[key] = float(np.mean([row[key] for row in group]))
@@ -472,6 +524,12 @@ def main(argv=None) -> None:
     parser.add_argument("--datasets", type=int, default=10, help="datasets 0 … N-1 per p")
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--lam", type=float, default=2.0, help="fixed radius (inf: none)")
+    parser.add_argument("--noise", choices=tuple(NOISE_MODES), action="append",
+                        help="unit noise variances (fixed, the default), or learned ones "
+                             "(module docstring); repeatable")
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME:N=V,...",
+                        help="a fit to compare, named, with its ProDAG parameters over "
+                             "--option's (repeatable; e.g. 'defaults:', 'smc:sampler=smc')")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="a ProDAG parameter for the fit (repeatable)")
     parser.add_argument("--steps", type=int, default=Tempering.n_steps)
@@ -487,10 +545,15 @@ def main(argv=None) -> None:
     options = parse_options(args.option)
     tempering = Tempering(n_replicas=args.replicas, n_temperatures=args.temperatures,
                           n_steps=args.steps, burn_in=args.steps // 10)
-    settings = {"n": args.n, "lam": args.lam, "options": options, "tempering": asdict(tempering),
+    noises = args.noise or ["fixed"]
+    variants = {name: {**options, **parse_options([o for o in rest.split(",") if o])}
+                for name, _, rest in (v.partition(":") for v in args.variant)} or None
+    settings = {"n": args.n, "lam": args.lam, "noise": noises, "options": options,
+                "variants": variants, "tempering": asdict(tempering),
                 "moves": dict(zip(MOVES, MOVE_PROBABILITIES)), "site_scales": SITE_SCALES,
                 "joint_scales": JOINT_SCALES}
-    stem = f"p{'-'.join(map(str, ps))}_n{args.n}_lam{args.lam:g}"
+    stem = f"p{'-'.join(map(str, ps))}_n{args.n}_lam{args.lam:g}" + (
+        "" if noises == ["fixed"] else f"_noise-{'-'.join(noises)}")
     suffix = f"_{args.tag}" if args.tag else ""
     if args.modes is not None:
         result = compare_modes(ps[0], args.modes, args.n, args.lam, args.restarts, options,
@@ -501,15 +564,20 @@ def main(argv=None) -> None:
         path.write_text(json.dumps({"settings": settings, **result}, indent=1))
         print(f"wrote {path}")
         return
-    print("  ".join(f"{c:>8}" for c in COLUMNS), flush=True)
+    labels = ("noise", "variant") if variants else ("noise",)
+    print("  ".join(f"{c:>8}" for c in labels + COLUMNS), flush=True)
     rows = []
     for p in ps:
-        for seed in range(args.datasets):
-            rows.append(run_dataset(p, seed, args.n, args.lam, options, tempering))
-            print(_line(rows[-1]), flush=True)
+        for noise in noises:
+            for seed in range(args.datasets):
+                new = run_dataset(p, seed, args.n, args.lam, options, tempering, noise=noise,
+                                  variants=variants)
+                rows.extend(new if variants else [new])
+                for row in new if variants else [new]:
+                    print(_line(row, labels + COLUMNS), flush=True)
     summary = summarize(rows)
-    columns = ("p", "datasets", "mean_dP", "max_dP", "largest_max_dP", "mc_error_max",
-               "brier_reference", "brier_fit")
+    columns = labels + ("p", "datasets", "mean_dP", "max_dP", "largest_max_dP",
+                        "mc_error_max", "brier_reference", "brier_fit", "fit_seconds")
     print("\nsummary (means over datasets)")
     print("  ".join(f"{c:>8}" for c in columns))
     for entry in summary:

@@ -170,9 +170,11 @@ the posterior follows."""
 
 def warn_disagreement(diagnostics: dict) -> None:
     """Warn (``ChainDisagreementWarning``) naming the edges the chains disagree on, if any,
-    how the pooled posterior weighs the chains and what helps."""
+    how the pooled posterior weighs the chains and what helps; not when the posterior was
+    sampled by SMC (``"populations"``), whose own warning says whether its populations agree
+    (the chains' fits only proposed)."""
     edges = diagnostics["disagreeing_edges"]
-    if not edges:
+    if not edges or "populations" in diagnostics:
         return
     shown = "; ".join(f"{e['source']} -> {e['target']} "
                       f"({', '.join(f'{x:.2f}' for x in e['probabilities'])})"

@@ -104,10 +104,12 @@ class ProDAG(ParameterProtocol):
     params_, lam_, lambda_path_ : Params, float, dict or None
         The first component, its radius and its chain's λ grid with scores (None: fixed λ).
     diagnostics_ : dict
-        The chains' agreement (``prodag.chains.diagnose``); what orients the edges: "sortability".
+        The chains' agreement (``prodag.chains.diagnose``), with ``"populations"``: the SMC's;
+        what orients the edges: "sortability".
     refined_ : prodag.refinement.Refined or None
-        With ``TrainingOptions(refine_steps=...)``: the refined draws, then the posterior
-        (``sample`` shuffles them, with replacement beyond their number), and the acceptance.
+        With ``refine_steps`` or ``sampler="smc"`` (``TrainingOptions``): the draws, which are the
+        posterior (``sample`` takes them in a random order, with replacement beyond their
+        number), and the moves' acceptance.
     columns_, n_features_in_, knowledge_ : list of str, int, Knowledge or None
         The variables' names, their number ``p``, and the checked prior knowledge.
     history_, objective_ : ndarray, float
@@ -168,8 +170,8 @@ class ProDAG(ParameterProtocol):
                                          for c in range(self.n_chains)], progress)
             progress.stage("pooling the fits")
             posterior = procedure.pool(the_plan, runs, prepared, key, self._dtype())
-            refined = procedure.finish(self, the_plan, posterior, prepared, key, self._dtype(),
-                                       progress)
+            posterior, refined = procedure.finish(self, the_plan, posterior, runs, prepared, key,
+                                                  self._dtype(), progress)
         self._store(posterior, prepared.noise, the_plan.restarts, refined)
         if not self.bootstrap:  # bagged chains differ by design: their spread is the data's
             chains.warn_disagreement(self.diagnostics_)

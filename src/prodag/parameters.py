@@ -26,8 +26,7 @@ from prodag.streams import FIRST_STREAM
 
 INITS = ("auto", "prior", "data")
 NOISE_MODELS = ("auto", *preprocessing.NOISE_MODELS)
-"""The named noise models (``prodag.preprocessing``) and ``"auto"``, which picks one per SEM
-(``preprocessing.resolved_noise``)."""
+"""The named noise models and ``"auto"`` (``preprocessing.resolved_noise``)."""
 REMOVED = {"mix_radii": "every fit of the λ path is pooled by its evidence",
            "mlp_edges": "the MLP's graph is the group norm of its first layer (the paper's)"}
 """Options of earlier versions that lost their experiments, with what happens instead."""
@@ -69,6 +68,8 @@ class TrainingOptions:
         model's own posterior after the fit (``prodag.refinement``); the posterior is then
         those draws. 0: none (the mixture itself). With ``bootstrap``, each draw moves
         towards the posterior given its own chain's resample (a refined bagged posterior).
+    sampler : {"mixture", "smc"}
+        The posterior: the fits' mixture (see refine_steps) or tempered SMC (``prodag.smc``).
     """
 
     patience: int = 5
@@ -81,6 +82,7 @@ class TrainingOptions:
     init: str = "auto"
     n_restarts: int | None = None
     refine_steps: int = 0
+    sampler: str = "mixture"
 
     def __post_init__(self):
         check_fields(self)
@@ -237,6 +239,7 @@ def rules() -> dict[str, Callable]:
         "validation_fraction": _fraction, "init": choice("init", INITS),
         "n_restarts": _optional(integer("n_restarts")),
         "refine_steps": lambda value: check_integer("refine_steps", value, minimum=0),
+        "sampler": choice("sampler", ("mixture", "smc")),
         # NetworkOptions
         "hidden_units": integer("hidden_units"), "hidden_layers": integer("hidden_layers"),
         "activation": choice("activation", tuple(ACTIVATIONS)), "bias": _boolean("bias"),
@@ -262,12 +265,13 @@ def check(params: dict) -> None:
         raise ValueError("bootstrap=True fits every chain on its own resample of the rows "
                          "and chooses lam by the ELBO; use TrainingOptions(select_by='elbo') "
                          "with it.")
+    if training.sampler == "smc" and (params["bootstrap"] or training.refine_steps):
+        raise ValueError("sampler='smc' takes bootstrap=False and refine_steps=0.")
     if training.init == "data" and params["sem"] == "mlp" and (
             network.activation != "relu" or network.hidden_units < 2):
-        raise ValueError("init='data' starts each network as the linear start with ReLU "
-                         "units in +/- pairs: it needs NetworkOptions(activation='relu', "
-                         "hidden_units >= 2); use TrainingOptions(init='prior') for this "
-                         "network.")
+        raise ValueError("init='data' starts each network as the linear start with ReLU units "
+                         "in +/- pairs: it needs NetworkOptions(activation='relu', hidden_units"
+                         " >= 2); use TrainingOptions(init='prior') for this network.")
 
 
 def nest(flat: dict) -> dict:

@@ -212,16 +212,20 @@ def _lambda_path(path, estimator, lam: float, check: Checker) -> dict | None:
     return path
 
 
-def _diagnostics(diagnostics, columns: list[str], check: Checker):
-    """The chains' diagnostics (``prodag.chains.diagnose``) or None, checked."""
+def _diagnostics(diagnostics, columns: list[str], check: Checker,
+                 extra=("populations", "sortability", "chain_weights")):
+    """The chains' diagnostics (``prodag.chains.diagnose``; the SMC's populations' in
+    ``"populations"``, with ``"ess"`` and ``"temperatures"``) or None, checked."""
     if diagnostics is None:
         return None
     fields = {"n_chains", "max_difference", "mean_difference", "threshold",
               "disagreeing_edges", "chain_elbos"}
-    check.that(isinstance(diagnostics, dict)
-               and set(diagnostics) - {"sortability", "chain_weights"} == fields,
-               f"'diagnostics_' must be an object with the fields {sorted(fields)} (and "
-               "optionally 'sortability' and 'chain_weights')")
+    check.that(isinstance(diagnostics, dict) and fields <= set(diagnostics) <= fields | {*extra},
+               f"'diagnostics_' must be an object with the fields {sorted(fields)} "
+               f"(and optionally {list(extra)})")
+    if "populations" in diagnostics:
+        _diagnostics(diagnostics["populations"], columns, check,
+                     ("ess", "temperatures", "chain_weights"))
     report = diagnostics.get("sortability", {})
     check.that(isinstance(report, dict) and all(
         value is None or isinstance(value, (int, float)) for value in report.values()),
@@ -298,7 +302,8 @@ def _refined(arrays: dict, estimator, p: int, check: Checker) -> Refined | None:
     from prodag.parameters import training_options
 
     present = {name for name in arrays if name.startswith("refined/")}
-    if not training_options(estimator).refine_steps:
+    if not (training_options(estimator).refine_steps
+            or training_options(estimator).sampler == "smc"):
         check.that(not present, "it has refined draws but refine_steps is 0")
         return None
     shapes = estimator._config().model().weight_shapes(p)

@@ -20,11 +20,12 @@ from prodag.checks import check_positive_vector, check_seed
 from prodag.parameters import (optimiser_options, resolved_init, resolved_restarts,
                                training_options)
 from prodag import interventions as interventions_module
-from prodag import refinement, variational
+from prodag import populations as populations_module
+from prodag import refinement, smc, variational
 from prodag.inference import noise_variance_of
 from prodag.initialization import noise_variance_start
 from prodag.knowledge import Knowledge
-from prodag.streams import DIAGNOSTIC_STREAM, REFINEMENT_STREAM
+from prodag.streams import DIAGNOSTIC_STREAM, REFINEMENT_STREAM, SMC_STREAM
 
 
 class Prepared(NamedTuple):
@@ -304,13 +305,15 @@ def mixture_draws(posterior: Posterior, noise: np.ndarray, key,
     return weights_tilde, np.concatenate(lams), np.concatenate(noises), chain
 
 
-def finish(settings, the_plan: Plan, posterior: Posterior, prepared: Prepared, key, dtype,
-           progress) -> refinement.Refined | None:
-    """The last steps after pooling: ``refine`` (its result is returned), then what orients
-    the final posterior's edges (``prodag.sortability.orientation_report`` of the refined
-    draws, or of the pooled mixture), added to ``posterior.diagnostics`` as
-    ``"sortability"`` and warned about when the data's scale alone may orient them."""
-    refined = refine(settings, the_plan, posterior, prepared, key, dtype, progress)
+def finish(settings, the_plan: Plan, posterior: Posterior, runs: list, prepared: Prepared,
+           key, dtype, progress) -> tuple:
+    """The last steps after pooling, ``(posterior, draws)``: ``sample_posterior`` (the SMC's or
+    the refinement's draws, or None), then what orients the final posterior's edges
+    (``prodag.sortability.orientation_report`` of those draws, or of the pooled mixture),
+    added to ``posterior.diagnostics`` as ``"sortability"`` and warned about when the data's
+    scale alone may orient them."""
+    posterior, refined = sample_posterior(settings, the_plan, posterior, runs, prepared, key,
+                                          dtype, progress)
     probabilities = (posterior.edge_probabilities if refined is None else np.mean(np.asarray(
         fitting.refiner(the_plan.config).project_draws(refined.weights_tilde,
                                                        refined.lams)[1]) != 0, axis=0))
@@ -319,7 +322,7 @@ def finish(settings, the_plan: Plan, posterior: Posterior, prepared: Prepared, k
     posterior.diagnostics["sortability"] = report
     sortability.warn_scale_orientation(report, settings.standardize,
                                        parameters.noise_model(settings))
-    return refined
+    return posterior, refined
 
 
 def observational_rows(Z: np.ndarray, observed: np.ndarray | None) -> np.ndarray:
@@ -357,3 +360,25 @@ def refine(settings, the_plan: Plan, posterior: Posterior, prepared: Prepared, k
 
     return fitting.refiner(the_plan.config).refine(weights_tilde, target,
                                                    jax.random.fold_in(key, 1), steps, on_block)
+
+
+def sample_posterior(settings, the_plan: Plan, posterior: Posterior, runs: list,
+                     prepared: Prepared, key, dtype, progress) -> tuple:
+    """``(posterior, draws)``: with ``TrainingOptions(sampler="smc")``, ``REFINED_DRAWS`` draws
+    of the model's posterior by tempered SMC from every contender fit (``prodag.smc``), its
+    populations' agreement in ``diagnostics["populations"]`` (warned about); else ``refine``."""
+    training = training_options(settings)
+    if training.sampler != "smc":
+        return posterior, refine(settings, the_plan, posterior, prepared, key, dtype, progress)
+    fits, _ = chains.contenders(runs, prepared.Z.shape[0])
+    target = refinement.Target(scored_data(the_plan, 0), None,
+                               jnp.asarray(prepared.noise[None], dtype),
+                               float(training.prior_mean), float(settings.prior_std))
+    draws, populations = populations_module.sample(
+        the_plan.config, smc.proposal_of([(lam, fit.params) for lam, fit in fits], dtype,
+                                          (target.prior_mean, target.prior_std)),
+        target, jax.random.fold_in(key, SMC_STREAM), REFINED_DRAWS, prepared.columns,
+        on_step=lambda t, beta: progress.stage(f"tempered SMC: step {t}, β = {beta:.3f}"))
+    populations_module.warn_disagreement(populations)
+    return posterior._replace(diagnostics={**posterior.diagnostics,
+                                           "populations": populations}), draws

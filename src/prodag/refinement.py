@@ -115,7 +115,7 @@ def _flatten(weights_tilde: Weights) -> tuple[jax.Array, Callable[[jax.Array], W
     return flat, restore
 
 
-def _propose(key: jax.Array, weights_tilde: Weights, edge_weight: str,
+def propose(key: jax.Array, weights_tilde: Weights, edge_weight: str,
              prior_std: float) -> tuple[Weights, jax.Array]:
     """One proposal of one kind for every draw, and the kind's index (a scalar)."""
     k_move, k_entry, k_scale, k_noise = jax.random.split(key, 4)
@@ -152,7 +152,7 @@ def _propose(key: jax.Array, weights_tilde: Weights, edge_weight: str,
 def _step(model, project, target: Target, carry, key):
     weights_tilde, current, accepted = carry
     k_propose, k_accept = jax.random.split(key)
-    proposal, move = _propose(k_propose, weights_tilde, model.edge_weight, target.prior_std)
+    proposal, move = propose(k_propose, weights_tilde, model.edge_weight, target.prior_std)
     value = log_target(model, project, proposal, target)
     accept = jnp.log(jax.random.uniform(k_accept, value.shape, value.dtype)) < value - current
     weights_tilde = jax.tree.map(

@@ -16,6 +16,8 @@ DIAGNOSTIC_STREAM = 2 ** 22
 """Common random numbers that re-score the components and the chains' diagnostic draws."""
 REFINEMENT_STREAM = 2 ** 23
 """The refinement's starting draws and its Metropolis steps (``prodag.refinement``)."""
+SMC_STREAM = 2 ** 24
+"""The tempered SMC's particles and moves (``prodag.smc``)."""
 SCORE_STREAM = 2 ** 31 - 1
 """Scores a finished member of a batched fit (folded into that member's training key)."""
 
@@ -25,5 +27,5 @@ of interventional simulations (``prodag.effects``)."""
 
 FIT_STREAMS = {"sample": SAMPLE_STREAM, "assignment": ASSIGNMENT_STREAM,
                "diagnostic": DIAGNOSTIC_STREAM, "refinement": REFINEMENT_STREAM,
-               "score": SCORE_STREAM}
+               "smc": SMC_STREAM, "score": SCORE_STREAM}
 """The streams folded into the fit's key, by use."""

@@ -60,6 +60,7 @@ def fit(
     chains: o.ChainsOption = o.API["n_chains"],
     bootstrap: o.BootstrapOption = o.API["bootstrap"],
     refine_steps: o.RefineStepsOption = o.API["refine_steps"],
+    sampler: o.SamplerOption = o.Sampler(o.API["sampler"]),
     hidden_units: o.HiddenUnitsOption = o.API["hidden_units"],
     bias: o.BiasOption = o.API["bias"],
     n_samples: o.NSamplesOption = o.API["n_samples"],
@@ -113,7 +114,7 @@ def fit(
     variables = [str(name) for name in frame.columns]
     settings = {"sem": sem.value, "lam": radius, "select_by": select_by.value,
                 "n_restarts": restarts, "n_chains": chains, "bootstrap": bootstrap,
-                "refine_steps": refine_steps,
+                "refine_steps": refine_steps, "sampler": sampler.value,
                 "hidden_units": hidden_units, "bias": bias,
                 "n_samples": n_samples, "max_epochs": max_epochs, "seed": seed,
                 "projection": projection.value, "standardize": standardize, "prune": prune,

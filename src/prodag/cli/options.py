@@ -81,6 +81,11 @@ RefineStepsOption = Annotated[int, typer.Option(
     min=0, help="Metropolis steps that move 1000 draws of the fitted posterior towards the "
                 "model's own posterior (0: none); about twice the fit's time at 2000 steps "
                 "and 20 variables. With --bootstrap, each draw towards its chain's resample.")]
+Sampler = choices("Sampler", ("mixture", "smc"))
+SamplerOption = Annotated[Sampler, typer.Option(
+    help="The posterior: 'mixture' (the fits' pooled mixture, refined with --refine-steps) "
+         "or 'smc' (draws of the model's own posterior by tempered SMC from every fit; two "
+         "independent populations compared in summary.json).")]
 NSamplesOption = Annotated[int, typer.Option(
     min=1, help="Monte Carlo samples of the graph per optimisation step (L).")]
 MaxEpochsOption = Annotated[int, typer.Option(
