@@ -168,7 +168,8 @@ PANEL_OPTIONS = {
     MODEL: [SemOption, NoiseVarianceOption, LikelihoodOption, HiddenUnitsOption, BiasOption,
             ProjectionOption, PruneOption],
     FITTING: [LamOption, SelectByOption, RestartsOption, ChainsOption, BootstrapOption,
-              RefineStepsOption, NSamplesOption, MaxEpochsOption, FitSeedOption],
+              RefineStepsOption, SamplerOption, NSamplesOption, MaxEpochsOption,
+              FitSeedOption],
     KNOWLEDGE: [ForbidOption, RequireOption, TiersOption, WithinTiersOption],
     OUTPUT: [OutOption, ThresholdOption, NDrawsOption, TopOption, ProgressOption],
 }
