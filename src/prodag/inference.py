@@ -350,19 +350,25 @@ class VariationalInference:
     # ---- the batched device loop --------------------------------------------------------
 
     def fit_members(self, starts: list[Params], keys: jax.Array, members: Members, data: Any,
-                    progress: Progress | None = None) -> list[FitResult]:
+                    progress: Progress | None = None, groups: list | None = None,
+                    halving_epoch: int = 0) -> list[FitResult]:
         """Optimise every member from its start, ``starts[m]``, with its key ``keys (M, 2)``,
         on data set ``members.data_index[m]`` of ``data`` (``model.prepare_data`` of each
         set, stacked along a leading axis); returns one ``FitResult`` per member, in order.
 
         Members run in one compiled loop, in as few calls as ``MEMBER_MEMORY_BYTES`` allows;
-        each is scored (``negative_elbos``) with ``fold_in(its key, SCORE_STREAM)``."""
+        each is scored (``negative_elbos``) with ``fold_in(its key, SCORE_STREAM)``.
+
+        Successive halving: with ``groups`` (one label per member) and ``halving_epoch``,
+        after exactly that many epochs each group keeps its better half (by the best epoch
+        objective so far; ties to the earlier member) and stops the rest there."""
         size = self.members_per_call(starts[0])
         results = []
         for begin in range(0, len(starts), size):
             part = slice(begin, begin + size)
-            results += self._fit_batch(starts[part], keys[part],
-                                       jax.tree.map(lambda x: x[part], members), data, progress)
+            results += self._fit_batch(
+                starts[part], keys[part], jax.tree.map(lambda x: x[part], members), data,
+                progress, None if groups is None else np.asarray(groups)[part], halving_epoch)
         return results
 
     def members_per_call(self, start: Params) -> int:
@@ -373,43 +379,67 @@ class VariationalInference:
                       * sum(x.size for x in leaf))
         return max(1, MEMBER_MEMORY_BYTES // per_member)
 
-    def _fit_batch(self, starts, keys, members, data, progress) -> list[FitResult]:
+    def _fit_batch(self, starts, keys, members, data, progress, groups=None,
+                   halving_epoch=0) -> list[FitResult]:
         opts = self.options
         n_members = len(starts)
         state = self._init(stack(starts), keys, opts.max_epochs)
-        if self.options.member_batch == 0 and jax.local_device_count() > 1:
+        sharded = self.options.member_batch == 0 and jax.local_device_count() > 1
+        if sharded:
             padded, place = member_layout(n_members)
 
             def pad(tree):
                 return jax.tree.map(lambda x: jnp.concatenate(
                     [x, jnp.repeat(x[-1:], padded - n_members, axis=0)]), tree)
 
-            state = place(jax.tree.map(lambda x: pad(x) if jnp.ndim(x) else x, state))
+            state = place(pad(state))
             keys, members, data = place(pad(keys)), place(pad(members)), place(data)
-            starts = list(starts) + [starts[-1]] * (padded - n_members)
-        done_before, epoch, chunk = 0, 0, 1
+        rows, batch = np.arange(len(keys)), members  # the member on each row of the state
+        finished: dict[int, tuple] = {}
+        epoch, chunk = 0, 1
+        halve = groups is not None and 0 < halving_epoch < opts.max_epochs
+        if halve:  # padding rows (several devices) form a group of their own
+            labels = np.concatenate([np.asarray(groups), np.full(len(rows) - n_members, -1)])
         while True:
             limit = min(epoch + chunk, opts.max_epochs)
+            if halve:  # the rung is exact, whatever the wake-ups
+                limit = min(limit, halving_epoch)
             began = time.perf_counter()
-            state = self._run(state, members, data, jnp.asarray(limit))
-            epochs = np.asarray(state.epoch)
+            state = self._run(state, batch, data, jnp.asarray(limit))
+            if halve and int(np.asarray(state.epoch).max()) >= halving_epoch:
+                halve = False
+                state = state._replace(wait=jnp.where(
+                    jnp.asarray(halved(np.asarray(state.best), labels[rows])),
+                    opts.patience, state.wait))
             still = np.asarray(running(state, opts.patience, jnp.asarray(opts.max_epochs)))
+            epochs = np.asarray(state.epoch)
             chunk = epochs_per_call(time.perf_counter() - began, int(epochs.max()) - epoch,
                                     opts.epochs_per_call)
             epoch = int(epochs.max())
+            newly = [r for r in np.flatnonzero(~still) if rows[r] not in finished]
+            for r in newly:  # a stopped member's state is final: kept on the host
+                finished[int(rows[r])] = (jax.tree.map(lambda x, r=r: x[r], state.params),
+                                          np.asarray(state.history[r, :epochs[r]]))
             if progress is not None:
-                finished = int((~still).sum())
-                progress.fit_done(finished - done_before)
-                done_before = finished
-                best = np.asarray(state.best)
-                progress.update(epoch, float(np.min(best[np.isfinite(best)], initial=np.inf)))
+                progress.fit_done(len([r for r in newly if rows[r] < n_members]))
+                best = np.asarray(state.best)[still]
+                progress.update(epoch, float(np.min(best, initial=np.inf)))
             if not still.any():
                 break
+            size = compacted_size(int(still.sum()), len(rows))
+            if self.options.member_batch != 1 and not sharded and size < len(rows):
+                # the running members (and stopped ones up to a power of two) move to a
+                # smaller batch: stopped members cost nothing more; the sizes recur, so
+                # their compilations are reused
+                keep = np.concatenate([np.flatnonzero(still),
+                                       np.flatnonzero(~still)[:size - int(still.sum())]])
+                state, batch = jax.tree.map(lambda x: x[keep], (state, batch))
+                rows = rows[keep]
+        params = [finished[m][0] for m in range(n_members)]
         score_keys = jax.vmap(lambda key: jax.random.fold_in(key, SCORE_STREAM))(keys)
-        final = [jax.tree.map(lambda x, m=m: x[m], state.params) for m in range(len(starts))]
-        objectives = self.negative_elbos(final, score_keys, members, data)
-        history = np.asarray(state.history)
-        return [FitResult(final[m], history[m, :epochs[m]], float(objectives[m]))
+        members = jax.tree.map(lambda x: x[:n_members], members)
+        objectives = self.negative_elbos(params, score_keys[:n_members], members, data)
+        return [FitResult(params[m], finished[m][1], float(objectives[m]))
                 for m in range(n_members)]
 
     def fit(self, params: Params, data: Any, n_rows: int, lam: float, noise_variance: np.ndarray,
@@ -419,6 +449,25 @@ class VariationalInference:
         ``(p,)`` or ``(1,)`` (the start value when it is learned)."""
         members = self.members([lam], noise_variance, [0], [n_rows], _dtype(params))
         return self.fit_members([params], key[None], members, stack([data]), progress)[0]
+
+
+def halved(best: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """``(M,)`` the members successive halving stops: in each group of ``groups (M,)``, the
+    worse half by ``best (M,)`` (the better ``⌈k/2⌉`` of k stay; ties to the earlier)."""
+    stop = np.zeros(len(best), bool)
+    for group in np.unique(groups):
+        members = np.flatnonzero(groups == group)
+        order = members[np.argsort(best[members], kind="stable")]
+        stop[order[-(-len(members) // 2):]] = True
+    return stop
+
+
+def compacted_size(n_running: int, n_rows: int) -> int:
+    """Rows a batch of ``n_rows`` with ``n_running`` members still running shrinks to: the
+    smallest power of two that holds them, once that is at most half the rows (else the
+    batch stays as it is)."""
+    size = 1 << max(0, n_running - 1).bit_length()
+    return size if 2 * size <= n_rows else n_rows
 
 
 def member_layout(n_members: int):

@@ -70,6 +70,10 @@ class TrainingOptions:
         towards the posterior given its own chain's resample (a refined bagged posterior).
     sampler : {"mixture", "smc"}
         The posterior: the fits' mixture (see refine_steps) or tempered SMC (``prodag.smc``).
+    halving_epoch : int
+        Successive halving of the starts fitted at the best radii: after this many epochs
+        each radius keeps the better half of them (by their objective so far) and stops the
+        rest, which still join the mixture with their evidence. 0: every start runs on.
     """
 
     patience: int = 5
@@ -83,6 +87,7 @@ class TrainingOptions:
     n_restarts: int | None = None
     refine_steps: int = 0
     sampler: str = "mixture"
+    halving_epoch: int = 0
 
     def __post_init__(self):
         check_fields(self)
@@ -240,6 +245,7 @@ def rules() -> dict[str, Callable]:
         "n_restarts": _optional(integer("n_restarts")),
         "refine_steps": lambda value: check_integer("refine_steps", value, minimum=0),
         "sampler": choice("sampler", ("mixture", "smc")),
+        "halving_epoch": lambda value: check_integer("halving_epoch", value, minimum=0),
         # NetworkOptions
         "hidden_units": integer("hidden_units"), "hidden_layers": integer("hidden_layers"),
         "activation": choice("activation", tuple(ACTIVATIONS)), "bias": _boolean("bias"),
