@@ -1,5 +1,8 @@
 """Test-session settings for JAX, set before JAX is imported (the test modules import it).
 
+* On an accelerator, matrix products are full float32 (its default, TF32 on recent NVIDIA
+  GPUs, rounds them beyond the oracles' tolerances; the library's compiled kernels ask for
+  full precision themselves, ``prodag.xla``).
 * On the CPU backend, XLA compiles the tests' programs with its cheapest optimisation: the tests' fits are tiny
   (a few variables, a few epochs), so their time goes into compiling the training loop, not
   running it, and LLVM's expensive passes do not pay for themselves there. For the same
@@ -38,6 +41,8 @@ def _runs_on_cpu() -> bool:
 
 if _runs_on_cpu():  # the flags are the CPU backend's; elsewhere they are not needed
     os.environ["XLA_FLAGS"] = f"{FAST_COMPILE} {os.environ.get('XLA_FLAGS', '')}".strip()
+else:  # the tests' oracles are float32-exact: no TF32 products in their eager calls either
+    os.environ.setdefault("JAX_DEFAULT_MATMUL_PRECISION", "highest")
 
 if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
     _cache = tempfile.mkdtemp(prefix="prodag-tests-jax-cache-")

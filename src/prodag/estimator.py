@@ -275,7 +275,8 @@ class ProDAG(ParameterProtocol):
         offsets = interventions_module.condition_offsets(self, conditions, len(data))
         weights = jax.tree.map(jnp.asarray, self._draw(n_samples, seed)[0])
         Z = jnp.asarray((data - offsets - self.mean_) / self.scale_, self._dtype())
-        mean = np.asarray(jnp.mean(self._config().model().predict_mean(weights, Z), axis=0))
+        with jax.default_matmul_precision("highest"):  # no TF32 on a GPU (prodag.xla)
+            mean = np.asarray(jnp.mean(self._config().model().predict_mean(weights, Z), axis=0))
         return validation.as_given(X, mean * self.scale_ + self.mean_ + offsets, self.columns_)
 
     # ---- causal effects (prodag.effects) ------------------------------------------------
