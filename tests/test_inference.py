@@ -254,29 +254,3 @@ def test_stopped_members_leave_the_batch_and_each_fit_stays_its_own(data):
     for a, b in zip(together, alone):
         assert abs(a.objective - b.objective) <= 1e-4 * abs(b.objective)
 
-
-def test_successive_halving_stops_the_worse_half_of_each_group_at_its_epoch(data):
-    """Two groups of three members: at the halving epoch each keeps its two best (by the
-    objective so far) and stops the other there; without groups every member runs on."""
-    from prodag.inference import halved
-
-    np.testing.assert_array_equal(halved(np.array([3.0, 1.0, 2.0, 5.0, 4.0, 6.0]),
-                                         np.array([0, 0, 0, 1, 1, 1])),
-                                  [True, False, False, False, False, True])
-    _, prepared = data
-    noise = np.ones(3, np.float32)
-    engine = VariationalInference(
-        LinearSEM(), EXACT, OptimiserOptions(n_samples=8, max_epochs=30, patience=30,
-                                             steps_per_epoch=2, member_batch=0))
-    start = engine.init_params(3, noise)
-    members = engine.members([np.inf, 2.0, 0.5] * 2, noise, [0] * 6, [60] * 6, jnp.float32)
-    keys = jax.random.split(jax.random.PRNGKey(2), 6)
-    data_sets = jax.tree.map(lambda x: x[None], prepared)
-    fits = engine.fit_members([start] * 6, keys, members, data_sets, None, [0, 0, 0, 1, 1, 1], 4)
-    epochs = [len(fit.history) for fit in fits]
-    assert sorted(epochs[:3]) == sorted(epochs[3:]) == [4, 30, 30]
-    for group in (fits[:3], fits[3:]):  # the stopped one was the worst at epoch 4
-        at_rung = [min(fit.history[:4]) for fit in group]
-        assert len(group[int(np.argmax(at_rung))].history) == 4
-    full = engine.fit_members([start] * 6, keys, members, data_sets)
-    assert [len(fit.history) for fit in full] == [30] * 6

@@ -21,12 +21,8 @@ def _path(objective_of, n_restarts, n_lambdas=5, refit=None, n_chains=1):
     (the starts of one radius grouped, in order)."""
     calls, batches = [], []
 
-    def fit_path(specs, stage, groups=None):
+    def fit_path(specs, stage):
         batches.append(specs)
-        if groups is not None:  # the polished starts: one group per (chain, radius)
-            labels = [(spec.chain, spec.lam) for spec in specs]
-            assert [labels.index(label) for label in labels] == \
-                [groups.index(group) for group in groups]
         for spec in specs:
             if spec.chain == 0 and (not calls or calls[-1][0] != spec.lam
                                     or spec.start <= calls[-1][1][-1]

@@ -185,15 +185,13 @@ def rows(engine: VariationalInference, Z: np.ndarray, observed: np.ndarray | Non
 
 
 def member_fitter(engine: VariationalInference, rows_of_chain: Sequence[Rows],
-                  noise: np.ndarray, progress: Progress | None = None,
-                  halving_epoch: int = 0) -> selection.FitMembers:
+                  noise: np.ndarray, progress: Progress | None = None) -> selection.FitMembers:
     """``fit_members(specs, stage)``: every ``selection.MemberSpec`` fitted in one batch, spec
     ``s`` on chain ``s.chain``'s rows ``rows_of_chain[s.chain]`` from its start ``s.start``
     (chains that share one ``Rows`` share its data in the batch); one ``FitResult`` per spec,
-    in order. Specs given ``groups`` are halved within them after ``halving_epoch`` epochs
-    (``VariationalInference.fit_members``; 0: never)."""
+    in order."""
 
-    def fit_members(specs: list, stage: str, groups: list | None = None) -> list[FitResult]:
+    def fit_members(specs: list, stage: str) -> list[FitResult]:
         sets: list[Rows] = []
         for spec in specs:
             if not any(rows_of_chain[spec.chain] is known for known in sets):
@@ -207,8 +205,7 @@ def member_fitter(engine: VariationalInference, rows_of_chain: Sequence[Rows],
         if progress is not None:
             progress.stage(f"{stage}, {len(specs)} fits in a batch")
         return engine.fit_members(starts, jnp.stack([spec.key for spec in specs]), members,
-                                  stack([known.data for known in sets]), progress,
-                                  groups if halving_epoch else None, halving_epoch)
+                                  stack([known.data for known in sets]), progress)
 
     return fit_members
 

@@ -74,14 +74,9 @@ class OptimiserOptions:
     epochs_per_call: int = 20
     member_batch: int = 0
     """Members computed together (``vmap``); the batches run one after another in the same
-    compiled loop (``lax.map``). 0: all at once (an accelerator's choice). 1: one at a time,
-    and a stopped member costs nothing (a CPU's choice: ``default_member_batch``)."""
-
-
-def default_member_batch() -> int:
-    """1 on a CPU, where one member's draws fill the cache and a batch of them only spills it
-    (``docs/findings.md``); 0 (all members at once) on an accelerator."""
-    return 1 if jax.default_backend() == "cpu" else 0
+    compiled loop (``lax.map``). 0: all at once, stopped members leaving the batch as it
+    shrinks (the default on a CPU as on a GPU: ``docs/findings.md``). 1: one at a time, a
+    stopped member skipped (least memory)."""
 
 
 class Params(NamedTuple):
@@ -350,25 +345,19 @@ class VariationalInference:
     # ---- the batched device loop --------------------------------------------------------
 
     def fit_members(self, starts: list[Params], keys: jax.Array, members: Members, data: Any,
-                    progress: Progress | None = None, groups: list | None = None,
-                    halving_epoch: int = 0) -> list[FitResult]:
+                    progress: Progress | None = None) -> list[FitResult]:
         """Optimise every member from its start, ``starts[m]``, with its key ``keys (M, 2)``,
         on data set ``members.data_index[m]`` of ``data`` (``model.prepare_data`` of each
         set, stacked along a leading axis); returns one ``FitResult`` per member, in order.
 
         Members run in one compiled loop, in as few calls as ``MEMBER_MEMORY_BYTES`` allows;
-        each is scored (``negative_elbos``) with ``fold_in(its key, SCORE_STREAM)``.
-
-        Successive halving: with ``groups`` (one label per member) and ``halving_epoch``,
-        after exactly that many epochs each group keeps its better half (by the best epoch
-        objective so far; ties to the earlier member) and stops the rest there."""
+        each is scored (``negative_elbos``) with ``fold_in(its key, SCORE_STREAM)``."""
         size = self.members_per_call(starts[0])
         results = []
         for begin in range(0, len(starts), size):
             part = slice(begin, begin + size)
-            results += self._fit_batch(
-                starts[part], keys[part], jax.tree.map(lambda x: x[part], members), data,
-                progress, None if groups is None else np.asarray(groups)[part], halving_epoch)
+            results += self._fit_batch(starts[part], keys[part],
+                                       jax.tree.map(lambda x: x[part], members), data, progress)
         return results
 
     def members_per_call(self, start: Params) -> int:
@@ -379,8 +368,7 @@ class VariationalInference:
                       * sum(x.size for x in leaf))
         return max(1, MEMBER_MEMORY_BYTES // per_member)
 
-    def _fit_batch(self, starts, keys, members, data, progress, groups=None,
-                   halving_epoch=0) -> list[FitResult]:
+    def _fit_batch(self, starts, keys, members, data, progress) -> list[FitResult]:
         opts = self.options
         n_members = len(starts)
         state = self._init(stack(starts), keys, opts.max_epochs)
@@ -397,20 +385,10 @@ class VariationalInference:
         rows, batch = np.arange(len(keys)), members  # the member on each row of the state
         finished: dict[int, tuple] = {}
         epoch, chunk = 0, 1
-        halve = groups is not None and 0 < halving_epoch < opts.max_epochs
-        if halve:  # padding rows (several devices) form a group of their own
-            labels = np.concatenate([np.asarray(groups), np.full(len(rows) - n_members, -1)])
         while True:
             limit = min(epoch + chunk, opts.max_epochs)
-            if halve:  # the rung is exact, whatever the wake-ups
-                limit = min(limit, halving_epoch)
             began = time.perf_counter()
             state = self._run(state, batch, data, jnp.asarray(limit))
-            if halve and int(np.asarray(state.epoch).max()) >= halving_epoch:
-                halve = False
-                state = state._replace(wait=jnp.where(
-                    jnp.asarray(halved(np.asarray(state.best), labels[rows])),
-                    opts.patience, state.wait))
             still = np.asarray(running(state, opts.patience, jnp.asarray(opts.max_epochs)))
             epochs = np.asarray(state.epoch)
             chunk = epochs_per_call(time.perf_counter() - began, int(epochs.max()) - epoch,
@@ -449,17 +427,6 @@ class VariationalInference:
         ``(p,)`` or ``(1,)`` (the start value when it is learned)."""
         members = self.members([lam], noise_variance, [0], [n_rows], _dtype(params))
         return self.fit_members([params], key[None], members, stack([data]), progress)[0]
-
-
-def halved(best: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """``(M,)`` the members successive halving stops: in each group of ``groups (M,)``, the
-    worse half by ``best (M,)`` (the better ``⌈k/2⌉`` of k stay; ties to the earlier)."""
-    stop = np.zeros(len(best), bool)
-    for group in np.unique(groups):
-        members = np.flatnonzero(groups == group)
-        order = members[np.argsort(best[members], kind="stable")]
-        stop[order[-(-len(members) // 2):]] = True
-    return stop
 
 
 def compacted_size(n_running: int, n_rows: int) -> int:

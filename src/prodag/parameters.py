@@ -70,10 +70,6 @@ class TrainingOptions:
         towards the posterior given its own chain's resample (a refined bagged posterior).
     sampler : {"mixture", "smc"}
         The posterior: the fits' mixture (see refine_steps) or tempered SMC (``prodag.smc``).
-    halving_epoch : int
-        Successive halving of the starts fitted at the best radii: after this many epochs
-        each radius keeps the better half of them (by their objective so far) and stops the
-        rest, which still join the mixture with their evidence. 0: every start runs on.
     """
 
     patience: int = 5
@@ -87,7 +83,6 @@ class TrainingOptions:
     n_restarts: int | None = None
     refine_steps: int = 0
     sampler: str = "mixture"
-    halving_epoch: int = 0
 
     def __post_init__(self):
         check_fields(self)
@@ -245,7 +240,6 @@ def rules() -> dict[str, Callable]:
         "n_restarts": _optional(integer("n_restarts")),
         "refine_steps": lambda value: check_integer("refine_steps", value, minimum=0),
         "sampler": choice("sampler", ("mixture", "smc")),
-        "halving_epoch": lambda value: check_integer("halving_epoch", value, minimum=0),
         # NetworkOptions
         "hidden_units": integer("hidden_units"), "hidden_layers": integer("hidden_layers"),
         "activation": choice("activation", tuple(ACTIVATIONS)), "bias": _boolean("bias"),
@@ -351,7 +345,7 @@ def optimiser_options(settings):
     """The optimiser's ``prodag.inference.OptimiserOptions`` of ``settings``, with ``lr=None``
     resolved (0.03 for the linear SEM, whose many data starts each keep their own mode at
     that rate whatever the key; 0.1, the paper's, otherwise)."""
-    from prodag.inference import OptimiserOptions, default_member_batch
+    from prodag.inference import OptimiserOptions
 
     training = training_options(settings)
     lr = (LINEAR_LR if settings.sem == "linear" else PAPER_LR) if settings.lr is None \
@@ -359,5 +353,4 @@ def optimiser_options(settings):
     return OptimiserOptions(n_samples=settings.n_samples, max_epochs=settings.max_epochs,
                             patience=training.patience, lr=lr,
                             steps_per_epoch=training.steps_per_epoch,
-                            min_delta=float(training.min_delta),
-                            member_batch=default_member_batch())
+                            min_delta=float(training.min_delta))

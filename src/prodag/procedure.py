@@ -215,9 +215,7 @@ def run_chains(settings, the_plan: Plan, noise, keys: list, progress) -> list[ch
     the fixed radius, from every start of its rows; each stage of all chains is one batch
     of members (``prodag.selection.select_lambda``)."""
     rows = the_plan.rows
-    halving = training_options(settings).halving_epoch
-    fit_path = fitting.member_fitter(the_plan.engine, [r.path for r in rows], noise, progress,
-                                     halving)
+    fit_path = fitting.member_fitter(the_plan.engine, [r.path for r in rows], noise, progress)
     if settings.lam != "auto":
         lam, starts = float(settings.lam), the_plan.restarts
         fits = fit_path([selection.MemberSpec(c, lam, r, jax.random.fold_in(keys[c], r))

@@ -88,10 +88,9 @@ class MemberSpec(NamedTuple):
     key: Any
 
 
-FitMembers = Callable[..., list]
-"""``fit_members(specs, stage, groups=None)``: fit every ``MemberSpec`` (one batch) and return
-one fit per spec, in order; ``stage`` names the batch on the progress bar; ``groups``, one
-label per spec, are the groups within which successive halving keeps the better half."""
+FitMembers = Callable[[list, str], list]
+"""``fit_members(specs, stage)``: fit every ``MemberSpec`` (one batch) and return one fit
+per spec, in order; ``stage`` names the batch on the progress bar."""
 
 
 def select_lambda(fit_path: FitMembers, lam_max_of: Callable[[int, Any, Any], float],
@@ -145,9 +144,7 @@ def select_lambda(fit_path: FitMembers, lam_max_of: Callable[[int, Any, Any], fl
     polished = [(c, i) for c in chains for i in _best_indices(scores[c], POLISHED_RADII)]
     others = fit_path([MemberSpec(c, float(grids[c][i]), r, radius_key(c, i, r))
                        for c, i in polished for r in range(1, n_restarts)],
-                      f"{POLISHED_RADII} radii × {n_restarts - 1} starts",
-                      [number for number in range(len(polished))
-                       for _ in range(1, n_restarts)])
+                      f"{POLISHED_RADII} radii × {n_restarts - 1} starts")
     selections = []
     for c in chains:
         candidates = []
