@@ -108,3 +108,65 @@ def test_the_cycle_finder_finds_a_cycle_and_the_walk_sees_relative_imports():
     graph = import_graph("benchmarks")
     assert {"benchmarks.suite.sachs", "benchmarks.suite.munin", "benchmarks.suite.synthetic"} <= graph["benchmarks.suite"]
     assert "prodag.projection.api" in import_graph("prodag")["prodag.projection"]
+
+
+MAX_MODULE_LINES = 350
+LAYERS = {  # a module of the first group imports none of the second
+    "the model, projection and inference kernels": (
+        ("prodag.models", "prodag.projection", "prodag.inference", "prodag.variational",
+         "prodag.streams", "prodag.xla"),
+        ("prodag.estimator", "prodag.procedure", "prodag.sampling", "prodag.spec",
+         "prodag.persistence", "prodag.cli")),
+    "the library": (("prodag",), ("prodag.cli",)),
+}
+
+
+def private_uses(path: Path, modules: set[str]) -> list[str]:
+    """``alias._name`` in ``path`` where ``alias`` is a module of ``modules`` it imported (a
+    private name reached across modules), as ``"alias._name"``."""
+    tree = ast.parse(path.read_text())
+    aliases = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            aliases |= {alias.asname or alias.name for alias in node.names
+                        if alias.name in modules}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            aliases |= {alias.asname or alias.name for alias in node.names
+                        if f"{node.module}.{alias.name}" in modules}
+    return [f"{node.value.id}.{node.attr}" for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id in aliases and node.attr.startswith("_")
+            and not node.attr.startswith("__")]
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_no_module_reaches_another_modules_private_names(package):
+    modules = set(module_files("prodag")) | set(module_files("benchmarks"))
+    found = {name: uses for name, path in module_files(package).items()
+             if (uses := private_uses(path, modules))}
+    assert found == {}
+
+
+def test_no_module_of_the_library_is_over_its_length():
+    long = {name: n for name, path in module_files("prodag").items()
+            if (n := len(path.read_text().splitlines())) > MAX_MODULE_LINES}
+    assert long == {}
+
+
+@pytest.mark.parametrize("layer", sorted(LAYERS))
+def test_the_layers_import_downwards_only(layer):
+    lower, upper = LAYERS[layer]
+    graph = import_graph("prodag")
+
+    def within(name, prefixes):
+        return any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes)
+
+    wrong = {name: sorted(m for m in imported if within(m, upper))
+             for name, imported in graph.items()
+             if within(name, lower) and not within(name, upper)}
+    assert {name: m for name, m in wrong.items() if m} == {}
+
+
+def test_the_private_use_finder_finds_one(tmp_path):
+    path = _write(tmp_path, "from prodag import fitting\nfitting._secret(1)\nfitting.public()\n")
+    assert private_uses(path, {"prodag.fitting"}) == ["fitting._secret"]

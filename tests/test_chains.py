@@ -14,7 +14,6 @@ from cli_support import fitted as fitted_cli  # noqa: F401 (fixture)
 from prodag import ProDAG, TrainingOptions, chains, fitting
 from prodag.inference import Params
 from prodag.mixture import evidence_weights
-from prodag.parameters import optimiser_options
 from prodag.variational import VariationalParams, inverse_softplus
 
 NAMES = ["a", "b", "c"]
@@ -89,7 +88,7 @@ def fitted():
 
 
 def _rescored(est, X, key, components):
-    engine = fitting.engine(est._config(), optimiser_options(est), 0.0, 1.0, True)
+    engine = fitting.engine(est.spec_.config, est.spec_.optimiser, 0.0, 1.0, True)
     Z = (X - est.mean_) / est.scale_
     data = engine.model.prepare_data(jnp.asarray(Z, jnp.float32), None)
     noise = np.full(1, 1.0)

@@ -13,6 +13,7 @@ import pytest
 
 from prodag import ProDAG, TrainingOptions, effects
 from prodag.inference import Params
+from prodag.spec import resolve
 from prodag.models import LinearSEM, make_model
 from prodag.variational import VariationalParams, inverse_softplus
 
@@ -33,7 +34,7 @@ def handmade(sem, loc, scale=(1.0, 1.0, 1.0), mean=(0.0, 0.0, 0.0), noise=(1.0, 
     est.mean_, est.scale_ = np.asarray(mean, float), np.asarray(scale, float)
     est.noise_variance_ = np.asarray(noise, float)
     est.knowledge_, est.conditions_, est.condition_means_, est._cache = None, None, None, {}
-    est.refined_ = None
+    est.refined_, est.spec_ = None, resolve(est, None, len(names))
     return est
 
 

@@ -260,12 +260,12 @@ def test_x_val_without_validation_selection_warns():
 
 def _starts(est, Z):
     from prodag import fitting
-    from prodag.parameters import optimiser_options, resolved_init, resolved_restarts
+    from prodag.spec import resolve
 
-    est._check_params()
-    engine = fitting.engine(est._config(), optimiser_options(est), 0.0, 1.0, False)
-    return fitting.starts(engine, Z, np.ones(Z.shape[1]), est._dtype(), est._config(),
-                          resolved_init(est) == "data", resolved_restarts(est, Z.shape[1]))
+    spec = resolve(est, None, Z.shape[1])
+    engine = fitting.engine(spec.config, spec.optimiser, 0.0, 1.0, False)
+    return fitting.starts(engine, Z, np.ones(Z.shape[1]), spec.dtype, spec.config,
+                          spec.from_data, spec.restarts)
 
 
 def test_data_start_begins_at_the_ordered_regression():

@@ -14,6 +14,7 @@ import pytest
 from prodag import ProDAG, TrainingOptions, estimator as estimator_module
 from prodag.procedure import n_fits
 from prodag.resources import TYPICAL_EPOCHS, fit_seconds, format_duration
+from prodag.spec import resolve
 
 SOURCE = Path(__file__).resolve().parents[1] / "src"
 
@@ -29,10 +30,15 @@ def test_the_estimate_grows_with_p_samples_fits_and_epochs():
 
 
 def test_the_count_of_fits_doubles_with_chains_and_grows_with_the_path():
-    one = ProDAG(n_chains=1, lam=2.0)
-    assert n_fits(ProDAG(n_chains=2, lam=2.0), 3, False) == 2 * n_fits(one, 3, False) == 6
-    assert n_fits(ProDAG(n_chains=1, training=TrainingOptions(n_lambdas=10)), 3, False) > \
-        n_fits(ProDAG(n_chains=1, training=TrainingOptions(n_lambdas=5)), 3, False)
+    one = ProDAG(n_chains=1, lam=2.0, training=TrainingOptions(n_restarts=3))
+
+    def count(estimator):
+        return n_fits(resolve(estimator, None, 4), False)
+
+    assert count(ProDAG(n_chains=2, lam=2.0, training=TrainingOptions(n_restarts=3))) == \
+        2 * count(one) == 6
+    assert count(ProDAG(n_chains=1, training=TrainingOptions(n_lambdas=10, n_restarts=3))) > \
+        count(ProDAG(n_chains=1, training=TrainingOptions(n_lambdas=5, n_restarts=3)))
 
 
 class _Counter:
@@ -73,7 +79,7 @@ def test_the_count_of_fits_is_what_a_fit_runs(monkeypatch):
     estimator = ProDAG(training=TrainingOptions(n_lambdas=1, n_restarts=2), n_chains=2,
                        max_epochs=1, n_samples=2, seed=0).fit(X)
     bar = _Counter.made[-1]
-    assert bar.done == bar.total == n_fits(estimator, 2, False)
+    assert bar.done == bar.total == n_fits(estimator.spec_, False)
 
 
 def test_durations_are_said_in_minutes_hours_or_days():

@@ -23,7 +23,7 @@ import jax
 import numpy as np
 
 from prodag import ProDAG, fitting, procedure
-from prodag.parameters import optimiser_options
+from prodag.spec import resolve
 from prodag.simulate import dataset
 
 from .. import RESULTS_DIR
@@ -37,8 +37,9 @@ def prepared_fit(p: int, n: int, n_samples: int, max_epochs: int, lam: float, se
     estimator = ProDAG(n_samples=n_samples, max_epochs=max_epochs, lam=lam, progress=False,
                        seed=seed)
     prepared = procedure.preprocess(estimator, X, None, None, None)
-    config, dtype = estimator._config(), estimator._dtype()
-    engine = fitting.engine(config, optimiser_options(estimator), 0.0, 1.0, False)
+    spec = resolve(estimator, None, p)
+    config, dtype = spec.config, spec.dtype
+    engine = fitting.engine(config, spec.optimiser, 0.0, 1.0, False)
     start = fitting.starts(engine, prepared.Z, prepared.noise, dtype, config, True, 1)[0]
     data = engine.model.prepare_data(jax.numpy.asarray(prepared.Z, dtype), None)
     return engine, start, data, prepared

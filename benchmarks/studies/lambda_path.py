@@ -41,18 +41,16 @@ def path_fits(p: int, s: int, n: int, seed: int) -> dict:
     import jax
 
     from prodag import ProDAG, TrainingOptions, fitting, metrics, selection, simulate
-    from prodag.parameters import optimiser_options, resolved_restarts
+    from prodag.spec import resolve
 
     data = simulate.dataset(p, s, n, seed=seed)
-    est = ProDAG(seed=seed, progress=False)
-    est._check_params()
+    spec = resolve(ProDAG(seed=seed, progress=False), None, p)
     Z = data.X - data.X.mean(axis=0)
     noise = np.ones(p)
-    config = est._config()
-    engine = fitting.engine(config, optimiser_options(est), 0.0, 1.0, False)
-    starts = fitting.starts(engine, Z, noise, est._dtype(), config, True,
-                            resolved_restarts(est, p))
-    prepared = engine.model.prepare_data(jax.numpy.asarray(Z, est._dtype()))
+    config = spec.config
+    engine = fitting.engine(config, spec.optimiser, 0.0, 1.0, False)
+    starts = fitting.starts(engine, Z, noise, spec.dtype, config, True, spec.restarts)
+    prepared = engine.model.prepare_data(jax.numpy.asarray(Z, spec.dtype))
     fit_key, _, sample_key, _ = jax.random.split(jax.random.PRNGKey(seed), 4)
 
     def one(lam, key, restart):

@@ -62,7 +62,7 @@ def posteriors(estimator) -> dict[str, np.ndarray]:
 
     key = jax.random.fold_in(jax.random.PRNGKey(estimator.seed_), SAMPLE_STREAM)
     params = jax.tree.map(jax.numpy.asarray, estimator.params_)
-    best = fitting.sampler(estimator._config()).sample(params, key, N_DRAWS, estimator.lam_)[1]
+    best = fitting.sampler(estimator.spec_.config).sample(params, key, N_DRAWS, estimator.lam_)[1]
     return {"mixture": estimator.sample(N_DRAWS), "best fit": best}
 
 

@@ -35,6 +35,7 @@ import pandas as pd
 
 from prodag.checks import check_integer, check_positive
 from prodag.xla import exact_jit
+from prodag.graph import directed_paths, longest_path  # noqa: F401  (part of this API)
 from prodag.interventions import condition_offsets
 from prodag.streams import NUMPY_NOISE_STREAM
 from prodag.units import check_units, column_sd, in_units, standardized
@@ -70,27 +71,6 @@ def edge_support(weights: dict) -> np.ndarray:
     ``n``): ``W`` (linear, additive) or the nonzero first-layer groups ``W1`` (MLP)."""
     W = np.asarray(weights["W"] if "W" in weights else weights["W1"])
     return W != 0 if W.ndim == 3 else np.any(W != 0, axis=-1)
-
-
-def directed_paths(graphs: np.ndarray) -> np.ndarray:
-    """``(n, p, p)`` bool: whether each graph of ``graphs (n, p, p)`` (nonzero = edge) has a
-    directed path j → … → k (the transitive closure, by repeated squaring)."""
-    reach = np.asarray(graphs) != 0
-    while True:
-        longer = reach | (np.matmul(reach.astype(np.int32), reach.astype(np.int32)) > 0)
-        if np.array_equal(longer, reach):
-            return reach
-        reach = longer
-
-
-def longest_path(graphs: np.ndarray) -> int:
-    """The most edges on a directed path of any graph in ``graphs (n, p, p)``: a simulation
-    through ``longest_path + 1`` sweeps of ``x ← f(x) + ε`` is exact."""
-    edges = (np.asarray(graphs) != 0).astype(np.int32)
-    walks, length = edges, 0
-    while walks.any():
-        walks, length = (np.matmul(walks, edges) > 0).astype(np.int32), length + 1
-    return length
 
 
 @cache
@@ -239,7 +219,7 @@ def variable_index(value, names, what: str) -> int:
 
 def model_of(est):
     """The SEM of a fitted ``est`` (``prodag.models.make_model`` of its settings)."""
-    return est._config().model()
+    return est.spec_.config.model()
 
 
 def _noise(est, shape, seed) -> np.ndarray:

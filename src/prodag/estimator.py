@@ -9,7 +9,8 @@ Typical use::
 Every column is centred (``standardize=True``: also divided by its standard deviation).
 Returned weights (``sample``, ``to_networkx``) are in the data's units as given.
 
-Fit steps: ``prodag.procedure``; settings: ``prodag.parameters``; files: ``prodag.persistence``.
+Fit steps: ``prodag.procedure`` then ``prodag.sampling``; settings: ``prodag.parameters``,
+resolved once into ``prodag.spec.FitSpec``; files: ``prodag.persistence``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from prodag import (chains, effects, fitting, mixture, negligible, parameters, persistence,
-                    procedure, refinement)
+                    procedure, refinement, sampling)
 from prodag import interventions as interventions_module
 from prodag import validation
 from prodag.checks import check_integer, check_probability, check_seed
@@ -29,9 +30,9 @@ from prodag.parameters import NetworkOptions, TrainingOptions  # noqa: F401  (do
 from prodag.posterior import edge_graph
 from prodag.progress import Progress
 from prodag.protocol import ParameterProtocol
+from prodag.spec import resolve
 from prodag.streams import SAMPLE_STREAM
 from prodag.units import column_sd, in_units
-
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -112,6 +113,8 @@ class ProDAG(ParameterProtocol):
         number), and the moves' acceptance.
     columns_, n_features_in_, knowledge_ : list of str, int, Knowledge or None
         The variables' names, their number ``p``, and the checked prior knowledge.
+    spec_ : prodag.spec.FitSpec
+        Every setting of the fit, resolved once (model, optimiser, noise model, starts).
     history_, objective_ : ndarray, float
         The first component's objective per epoch and its negative ELBO per row.
     n_restarts_, seed_ : int
@@ -134,8 +137,6 @@ class ProDAG(ParameterProtocol):
         for name, value in arguments.items():
             setattr(self, name, value)
 
-    # ---- fitting ------------------------------------------------------------------------
-
     def fit(self, X, y=None, X_val=None, interventions=None, conditions=None,
             intervention_kind="do") -> "ProDAG":
         """Learn the posterior from ``X`` (an ``(n, p)`` array or DataFrame); returns ``self``.
@@ -151,7 +152,7 @@ class ProDAG(ParameterProtocol):
         set of targets is a condition unless ``conditions`` are given). ``conditions``: one
         label per row; every condition gets its own intercept for every variable.
         """
-        self._check_params()
+        parameters.check(self.get_params())
         parameters.rules()["intervention_kind"](intervention_kind)
         prepared = procedure.preprocess(self, X, X_val, interventions, conditions,
                                         intervention_kind)
@@ -160,28 +161,27 @@ class ProDAG(ParameterProtocol):
                                          prepared.conditions, prepared.condition_means,
                                          prepared.knowledge, prepared.seed)
         self.n_features_in_, self.intervention_kind_ = len(prepared.columns), intervention_kind
+        spec = self.spec_ = resolve(self, prepared.knowledge, self.n_features_in_)
         with Progress(None, self.progress) as progress:
             progress.stage("data starts (order search)")
-            the_plan = procedure.plan(self, prepared, self._config(), self._dtype())
+            the_plan = procedure.plan(spec, prepared)
             progress.set_total(the_plan.n_fits)
             key = jax.random.PRNGKey(self.seed_)
-            runs = procedure.run_chains(self, the_plan, prepared.noise,
-                                        [jax.random.fold_in(key, c)
-                                         for c in range(self.n_chains)], progress)
+            runs = procedure.run_chains(spec, the_plan, prepared.noise, [
+                jax.random.fold_in(key, c) for c in range(spec.n_chains)], progress)
             progress.stage("pooling the fits")
-            posterior = procedure.pool(the_plan, runs, prepared, key, self._dtype())
-            posterior, refined = procedure.finish(self, the_plan, posterior, runs, prepared, key,
-                                                  self._dtype(), progress)
-        self._store(posterior, prepared.noise, the_plan.restarts, refined)
+            posterior = procedure.pool(the_plan, runs, prepared, key)
+            posterior, refined = sampling.finish(spec, the_plan, posterior, runs, prepared, key,
+                                                  progress)
+        self._store(posterior, prepared.noise, spec.restarts, refined)
         if not self.bootstrap:  # bagged chains differ by design: their spread is the data's
             chains.warn_disagreement(self.diagnostics_)
         return self
 
-    def _store(self, posterior: procedure.Posterior, noise: np.ndarray, restarts: int,
-               refined=None) -> None:
+    def _store(self, posterior, noise: np.ndarray, restarts: int, refined) -> None:
         """Set the posterior's fitted attributes (the class docstring lists them)."""
-        self.refined_ = refined
-        self.components_, self.mixture_weights_ = posterior.components, posterior.weights
+        self.refined_, self.components_ = refined, posterior.components
+        self.mixture_weights_ = posterior.weights
         self.component_lams_, self.lambda_path_ = posterior.lams, posterior.lambda_path
         self.params_, self.lam_ = self.components_[0], float(self.component_lams_[0])
         self.history_, self.objective_ = posterior.history, posterior.objective
@@ -190,22 +190,6 @@ class ProDAG(ParameterProtocol):
         self.noise_variance_ = (noise if learned is None else
                                 np.broadcast_to(np.exp(learned), (self.n_features_in_,)).copy())
         self._cache = {}
-
-    def _check_params(self) -> None:
-        """Check every parameter by ``prodag.parameters``'s table (``ValueError`` naming it)."""
-        parameters.check(self.get_params())
-
-    def _dtype(self):  # float64 where JAX has x64 enabled, else float32
-        return jax.dtypes.canonicalize_dtype(np.float64)
-
-    def _config(self) -> fitting.ModelConfig:
-        network = parameters.network_options(self)
-        return fitting.ModelConfig.create(self.sem, network.hidden_units, network.hidden_layers,
-                                          network.activation, network.bias, self.projection,
-                                          self.prune, getattr(self, "knowledge_", None),
-                                          self.likelihood)
-
-    # ---- the fitted posterior -----------------------------------------------------------
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "params_"):
@@ -219,10 +203,11 @@ class ProDAG(ParameterProtocol):
                else jax.random.PRNGKey(check_seed(seed)))
         if self.refined_ is not None:
             rows = refinement.draw_rows(len(self.refined_.lams), n, key)
-            return negligible.drop_negligible(self, *fitting.refiner(self._config()).project_draws(
+            refiner = fitting.refiner(self.spec_.config)
+            return negligible.drop_negligible(self, *refiner.project_draws(
                 {name: value[rows] for name, value in self.refined_.weights_tilde.items()},
                 self.refined_.lams[rows]))
-        sampler = fitting.sampler(self._config())
+        sampler = fitting.sampler(self.spec_.config)
 
         def sample(k, key, m):
             return sampler.sample(jax.tree.map(jnp.asarray, self.components_[k]), key, m,
@@ -274,12 +259,11 @@ class ProDAG(ParameterProtocol):
         data = validation.check_rows("X", X, self.n_features_in_, self.columns_)
         offsets = interventions_module.condition_offsets(self, conditions, len(data))
         weights = jax.tree.map(jnp.asarray, self._draw(n_samples, seed)[0])
-        Z = jnp.asarray((data - offsets - self.mean_) / self.scale_, self._dtype())
+        Z = jnp.asarray((data - offsets - self.mean_) / self.scale_, self.spec_.dtype)
         with jax.default_matmul_precision("highest"):  # no TF32 on a GPU (prodag.xla)
-            mean = np.asarray(jnp.mean(self._config().model().predict_mean(weights, Z), axis=0))
+            mean = np.asarray(jnp.mean(self.spec_.config.model().predict_mean(weights, Z),
+                                       axis=0))
         return validation.as_given(X, mean * self.scale_ + self.mean_ + offsets, self.columns_)
-
-    # ---- causal effects (prodag.effects) ------------------------------------------------
 
     def total_effects(self, n: int = 1000, seed=None, **options) -> np.ndarray:
         """``(n, p, p)`` draws of every total effect (``[l, j, k]``: change of E[x_k] per unit
@@ -299,8 +283,6 @@ class ProDAG(ParameterProtocol):
         units), a DataFrame when the fit had column names (``prodag.effects.intervene``)."""
         self._check_fitted()
         return effects.intervene(self, do, n, seed, condition)
-
-    # ---- persistence --------------------------------------------------------------------
 
     def save(self, path) -> None:
         """Save the fitted model to ``path`` (one ``.npz``: arrays + JSON metadata, no pickle)."""

@@ -339,18 +339,3 @@ def resolved_restarts(settings, p: int) -> int:
 def noise_model(settings):
     """``settings.noise_variance`` with ``"auto"`` resolved for ``settings.sem``."""
     return preprocessing.resolved_noise(settings.noise_variance, settings.sem)
-
-
-def optimiser_options(settings):
-    """The optimiser's ``prodag.inference.OptimiserOptions`` of ``settings``, with ``lr=None``
-    resolved (0.03 for the linear SEM, whose many data starts each keep their own mode at
-    that rate whatever the key; 0.1, the paper's, otherwise)."""
-    from prodag.inference import OptimiserOptions
-
-    training = training_options(settings)
-    lr = (LINEAR_LR if settings.sem == "linear" else PAPER_LR) if settings.lr is None \
-        else float(settings.lr)
-    return OptimiserOptions(n_samples=settings.n_samples, max_epochs=settings.max_epochs,
-                            patience=training.patience, lr=lr,
-                            steps_per_epoch=training.steps_per_epoch,
-                            min_delta=float(training.min_delta))

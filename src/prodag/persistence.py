@@ -9,19 +9,21 @@ model written by ``save``, so a damaged or hand-edited file fails at load, not l
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 from pathlib import Path
 
 import numpy as np
 
-from prodag import upgrades
+from prodag import metadata_checks, parameters, upgrades
 from prodag.model_file import Checker, ModelFileError, read  # noqa: F401  (ModelFileError: API)
 from prodag.inference import Params
 from prodag.knowledge import Tiers
-from prodag.parameters import GROUPS, as_dict, noise_model, resolved_restarts
+from prodag.parameters import GROUPS, as_dict, noise_model
 from prodag.preprocessing import learns_noise, on_common_scale
 from prodag.refinement import MOVES, Refined
+from prodag.spec import resolve, with_knowledge
 from prodag.variational import VariationalParams
 
 FORMAT_VERSION = 6
@@ -125,16 +127,18 @@ def load(cls, path):
     check.that(isinstance(objective, (int, float)) and not isinstance(objective, bool)
                and math.isfinite(objective), f"'objective_' must be a finite number, "
                f"got {objective!r}")
-    path_ = _lambda_path(metadata["lambda_path_"], estimator, lam, check)
+    path_ = metadata_checks.lambda_path(metadata["lambda_path_"], estimator, lam, check)
+    estimator.spec_ = resolve(estimator, None, p)  # the knowledge joins it once checked
     fitted = _fitted_arrays(arrays, estimator, p, check)
     components = _components(arrays, estimator, p, len(fitted["mixture_weights_"]), check)
     estimator.columns_, estimator.n_features_in_ = list(columns), p
     estimator.lam_, estimator.seed_, estimator.objective_ = lam, seed, float(objective)
     estimator.lambda_path_ = path_
-    estimator.diagnostics_ = _diagnostics(metadata["diagnostics_"], columns, check)
+    estimator.diagnostics_ = metadata_checks.diagnostics(metadata["diagnostics_"], columns, check)
     estimator.components_, estimator.params_ = components, components[0]
     check.that(fitted["component_lams_"][0] == lam, "'component_lams_' must start with 'lam_'")
     estimator.knowledge_ = _knowledge(estimator, columns, check)
+    estimator.spec_ = with_knowledge(estimator.spec_, estimator.knowledge_)
     estimator.conditions_, estimator.condition_means_ = _conditions(
         metadata["conditions_"], arrays, p, check)
     for name, value in fitted.items():
@@ -143,7 +147,7 @@ def load(cls, path):
     check.that(kind in ("do", "activity"), f"'intervention_kind_' must be 'do' or "
                f"'activity', got {kind!r}")
     estimator.intervention_kind_ = kind
-    estimator.n_restarts_ = resolved_restarts(estimator, p)
+    estimator.n_restarts_ = estimator.spec_.restarts
     estimator.refined_ = _refined(arrays, estimator, p, check)
     estimator._cache = {}
     return estimator
@@ -152,7 +156,7 @@ def load(cls, path):
 def _estimator(cls, params, check: Checker):
     """``cls(**params)`` with every parameter checked as ``fit`` checks it."""
     check.that(isinstance(params, dict), "'params' is not a JSON object")
-    names = set(cls._param_names())
+    names = set(inspect.signature(cls.__init__).parameters) - {"self"}
     check.that(set(params) == names, f"'params' has the fields {sorted(params)}, expected "
                f"{sorted(names)}")
     params = dict(params)
@@ -171,81 +175,10 @@ def _estimator(cls, params, check: Checker):
                 check.fail(f"its {group} options are invalid ({error})")
     estimator = cls(**params)
     try:
-        estimator._check_params()
+        parameters.check(estimator.get_params())
     except (TypeError, ValueError) as error:
         check.fail(f"its parameters are invalid ({error})")
     return estimator
-
-
-def _lambda_path(path, estimator, lam: float, check: Checker) -> dict | None:
-    if estimator.lam != "auto":
-        check.that(path is None, "'lambda_path_' must be null for a fixed lam")
-        return None
-    from prodag.parameters import training_options
-    from prodag.selection import CRITERIA
-
-    n_lambdas, select_by = (training_options(estimator).n_lambdas,
-                            training_options(estimator).select_by)
-
-    check.that(isinstance(path, dict) and {"lambdas", "criterion", "scores", "lam_max"}
-               <= set(path) <= {"lambdas", "criterion", "scores", "lam_max", "polished"},
-               "'lambda_path_' must have the fields lambdas, criterion, scores, lam_max "
-               "(and polished)")
-    lambdas, scores = path["lambdas"], path["scores"]
-    numbers = (int, float)
-    check.that(isinstance(lambdas, list) and len(lambdas) == n_lambdas
-               and all(isinstance(v, numbers) and 0 < v < math.inf for v in lambdas),
-               f"'lambda_path_.lambdas' must be {n_lambdas} positive radii")
-    check.that(isinstance(scores, list) and len(scores) == len(lambdas)
-               and all(isinstance(v, numbers) for v in scores),
-               "'lambda_path_.scores' must be one number per radius")
-    check.that(path["criterion"] in CRITERIA and path["criterion"] == select_by,
-               "'lambda_path_.criterion' does not match the parameter select_by")
-    check.that(isinstance(path["lam_max"], numbers) and path["lam_max"] >= max(lambdas),
-               "'lambda_path_.lam_max' must be the largest radius")
-    check.that(lam in lambdas, f"'lam_' = {lam} is not one of the path's radii")
-    polished = path.get("polished", [])
-    check.that(isinstance(polished, list) and all(
-        isinstance(pair, list) and len(pair) == 2 and pair[0] in lambdas
-        and isinstance(pair[1], numbers) for pair in polished),
-        "'lambda_path_.polished' must be [radius, score] pairs of the path's radii")
-    return path
-
-
-def _diagnostics(diagnostics, columns: list[str], check: Checker,
-                 extra=("populations", "sortability", "chain_weights")):
-    """The chains' diagnostics (``prodag.chains.diagnose``; the SMC's populations' in
-    ``"populations"``, with ``"ess"`` and ``"temperatures"``) or None, checked."""
-    if diagnostics is None:
-        return None
-    fields = {"n_chains", "max_difference", "mean_difference", "threshold",
-              "disagreeing_edges", "chain_elbos"}
-    check.that(isinstance(diagnostics, dict) and fields <= set(diagnostics) <= fields | {*extra},
-               f"'diagnostics_' must be an object with the fields {sorted(fields)} "
-               f"(and optionally {list(extra)})")
-    if "populations" in diagnostics:
-        _diagnostics(diagnostics["populations"], columns, check,
-                     ("ess", "temperatures", "chain_weights"))
-    report = diagnostics.get("sortability", {})
-    check.that(isinstance(report, dict) and all(
-        value is None or isinstance(value, (int, float)) for value in report.values()),
-        "'diagnostics_.sortability' must map names to numbers or null")
-    n_chains = diagnostics["n_chains"]
-    check.that(isinstance(n_chains, int) and n_chains >= 1
-               and isinstance(diagnostics["chain_elbos"], list)
-               and len(diagnostics["chain_elbos"]) == n_chains,
-               "'diagnostics_' must give one ELBO per chain")
-    shares = diagnostics.get("chain_weights", [0.0] * n_chains)
-    check.that(isinstance(shares, list) and len(shares) == n_chains,
-               "'diagnostics_.chain_weights' must give one share per chain")
-    check.that(isinstance(diagnostics["disagreeing_edges"], list) and all(
-        isinstance(edge, dict) and edge.get("source") in columns
-        and edge.get("target") in columns
-        and len(edge.get("probabilities", [])) == n_chains
-        for edge in diagnostics["disagreeing_edges"]),
-        "'diagnostics_.disagreeing_edges' must name columns and give one probability per "
-        "chain")
-    return diagnostics
 
 
 def _conditions(labels, arrays: dict, p: int, check: Checker):
@@ -273,7 +206,7 @@ def _knowledge(estimator, columns: list[str], check: Checker):
 def _components(arrays: dict, estimator, p: int, k: int, check: Checker) -> list[Params]:
     """The ``k`` mixture components ``params/<i>/...``, each checked against the SEM's weight
     shapes for ``p``; nothing else may start with ``params/``."""
-    shapes = estimator._config().model().weight_shapes(p)
+    shapes = estimator.spec_.config.model().weight_shapes(p)
     model = noise_model(estimator)
     learn_noise = learns_noise(model)
     noise_shape = (p,) if model == "estimate" else (1,)
@@ -306,7 +239,7 @@ def _refined(arrays: dict, estimator, p: int, check: Checker) -> Refined | None:
             or training_options(estimator).sampler == "smc"):
         check.that(not present, "it has refined draws but refine_steps is 0")
         return None
-    shapes = estimator._config().model().weight_shapes(p)
+    shapes = estimator.spec_.config.model().weight_shapes(p)
     expected = ({f"refined/weights_tilde/{name}" for name in shapes}
                 | {"refined/lams", "refined/noise", "refined/acceptance"})
     check.that(present == expected, f"a refined posterior expects the arrays "

@@ -1,8 +1,10 @@
-"""The fit, step by step: preprocess → plan → run the chains → pool into the posterior.
+"""The fit, step by step: preprocess → plan → run the chains → pool into the posterior (then
+``prodag.sampling.finish``: the posterior's own draws).
 
-``ProDAG.fit`` calls these in that order and stores what they return. Each step reads the
-estimator's parameters (``settings``) and the previous step's result; none reads or writes a
-fitted attribute, so the state flows forward only.
+``ProDAG.fit`` calls these in that order and stores what they return. ``preprocess`` reads
+the estimator's parameters (``settings``) to check and prepare the data; every later step
+reads the settings resolved once from them (``prodag.spec.FitSpec``) and the previous step's
+result; none reads or writes a fitted attribute, so the state flows forward only.
 """
 
 from __future__ import annotations
@@ -15,17 +17,15 @@ import jax.numpy as jnp
 import numpy as np
 
 from prodag import (assumptions, chains, diagnostics, fitting, mixture, negligible, parameters,
-                    preprocessing, selection, sortability, validation)
+                    preprocessing, selection, validation)
 from prodag.checks import check_positive_vector, check_seed
-from prodag.parameters import (optimiser_options, resolved_init, resolved_restarts,
-                               training_options)
+from prodag.parameters import training_options
 from prodag import interventions as interventions_module
-from prodag import populations as populations_module
-from prodag import refinement, smc, variational
 from prodag.inference import noise_variance_of
 from prodag.initialization import noise_variance_start
 from prodag.knowledge import Knowledge
-from prodag.streams import DIAGNOSTIC_STREAM, REFINEMENT_STREAM, SMC_STREAM
+from prodag.spec import FitSpec
+from prodag.streams import DIAGNOSTIC_STREAM
 
 
 class Prepared(NamedTuple):
@@ -155,28 +155,26 @@ def noise_start(noise_variance, Z: np.ndarray, observed: np.ndarray | None,
     return np.full(p if noise_variance == "estimate" else 1, start)
 
 
-def plan(settings, prepared: Prepared, config: fitting.ModelConfig, dtype) -> Plan:
+def plan(spec: FitSpec, prepared: Prepared) -> Plan:
     """Compile the engine and compute the starts once for every chain (the order search runs
     here): on all rows, or on the training rows of a validation split and again on all."""
-    training = training_options(settings)
-    engine = fitting.engine(config, optimiser_options(settings), float(training.prior_mean),
-                            float(settings.prior_std),
-                            preprocessing.learns_noise(parameters.noise_model(settings)))
-    restarts = resolved_restarts(settings, prepared.Z.shape[1])
-    from_data = resolved_init(settings) == "data"
-    split = settings.lam == "auto" and training.select_by == "validation" and \
+    training, config, dtype, restarts = spec.training, spec.config, spec.dtype, spec.restarts
+    engine = fitting.engine(config, spec.optimiser, float(training.prior_mean),
+                            spec.prior_std, spec.learns_noise)
+    from_data = spec.from_data
+    split = spec.split and \
         prepared.Z_val is None
 
     def rows_of(Z, observed) -> fitting.Rows:
         return fitting.rows(engine, Z, observed, prepared.noise, dtype, config, from_data,
                             restarts)
 
-    if settings.bootstrap:
+    if spec.bootstrap:
         rows = [ChainRows(rows_of(*resample(prepared, prepared.seed, chain)), None,
-                          (None, None)) for chain in range(settings.n_chains)]
+                          (None, None)) for chain in range(spec.n_chains)]
     elif not split:
         rows = [ChainRows(rows_of(prepared.Z, prepared.observed), None,
-                          (prepared.Z_val, None))] * settings.n_chains
+                          (prepared.Z_val, None))] * spec.n_chains
     else:
         fraction, seed = training.validation_fraction, prepared.seed
         train, held_out = selection.split_rows(prepared.Z, fraction, seed)
@@ -185,21 +183,20 @@ def plan(settings, prepared: Prepared, config: fitting.ModelConfig, dtype) -> Pl
             selection.split_rows(prepared.observed, fraction, seed))
         rows = [ChainRows(rows_of(train, observed_train),
                           rows_of(prepared.Z, prepared.observed),
-                          (held_out, observed_val))] * settings.n_chains
-    return Plan(engine, config, rows, restarts, n_fits(settings, restarts, split),
-                bool(settings.bootstrap))
+                          (held_out, observed_val))] * spec.n_chains
+    return Plan(engine, config, rows, restarts, n_fits(spec, split), spec.bootstrap)
 
 
-def n_fits(settings, restarts: int, split: bool) -> int:
+def n_fits(spec: FitSpec, split: bool) -> int:
     """The fits of a whole fit (every chain's): the starts at a fixed radius, or the λ path
     (λ = ∞ and ``n_lambdas`` radii) and then its restarts: at the chosen radius after a
     validation ``split``, else at the ``selection.POLISHED_RADII`` best radii (all of them
     when the path has fewer)."""
-    n_lambdas = training_options(settings).n_lambdas
+    n_lambdas, restarts = spec.training.n_lambdas, spec.restarts
     polished = min(selection.POLISHED_RADII, n_lambdas)
-    per_chain = (restarts if settings.lam != "auto" else
+    per_chain = (restarts if spec.lam != "auto" else
                  1 + n_lambdas + (restarts if split else (restarts - 1) * polished))
-    return settings.n_chains * per_chain
+    return spec.n_chains * per_chain
 
 
 def resample(prepared: Prepared, seed: int, chain: int) -> tuple:
@@ -210,20 +207,21 @@ def resample(prepared: Prepared, seed: int, chain: int) -> tuple:
             None if prepared.observed is None else prepared.observed[rows])
 
 
-def run_chains(settings, the_plan: Plan, noise, keys: list, progress) -> list[chains.Chain]:
+def run_chains(spec: FitSpec, the_plan: Plan, noise, keys: list,
+               progress) -> list[chains.Chain]:
     """Every chain (``prodag.chains``; chain ``c`` trains with ``keys[c]``): the λ path, or
     the fixed radius, from every start of its rows; each stage of all chains is one batch
     of members (``prodag.selection.select_lambda``)."""
     rows = the_plan.rows
     fit_path = fitting.member_fitter(the_plan.engine, [r.path for r in rows], noise, progress)
-    if settings.lam != "auto":
-        lam, starts = float(settings.lam), the_plan.restarts
+    if spec.lam != "auto":
+        lam, starts = spec.lam, the_plan.restarts
         fits = fit_path([selection.MemberSpec(c, lam, r, jax.random.fold_in(keys[c], r))
                          for c in range(len(rows)) for r in range(starts)], f"λ={lam:.3g}")
         return [chains.Chain([(lam, fit) for fit in sorted(
             fits[c * starts:(c + 1) * starts], key=lambda fit: fit.objective)], None)
             for c in range(len(rows))]
-    training = training_options(settings)
+    training = spec.training
     refit = (fitting.member_fitter(the_plan.engine, [r.refit for r in rows], noise, progress)
              if rows[0].refit is not None else None)
     selections = fitting.fit_lambda_path(
@@ -241,7 +239,7 @@ def scored_data(the_plan: Plan, chain: int):
     return (the_plan.rows[chain].refit or the_plan.rows[chain].path).data
 
 
-def pool(the_plan: Plan, runs: list, prepared: Prepared, key, dtype) -> Posterior:
+def pool(the_plan: Plan, runs: list, prepared: Prepared, key) -> Posterior:
     """Pool the chains' fits: every contender re-scored with common random numbers and
     weighted by its evidence (``prodag.mixture``); the chains compared (``prodag.chains``)."""
     n = prepared.Z.shape[0]
@@ -281,104 +279,8 @@ def pool(the_plan: Plan, runs: list, prepared: Prepared, key, dtype) -> Posterio
                      np.tensordot(chain_weights, probabilities, 1))
 
 
-REFINED_DRAWS = 1000
-"""Draws a refined posterior keeps (``TrainingOptions.refine_steps``)."""
-
-
-def mixture_draws(posterior: Posterior, noise: np.ndarray, key,
-                  n: int) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
-    """``n`` unprojected draws ``ω̃`` of the pooled mixture (pytree, leading axis n, grouped
-    by component) and each draw's radius ``(n,)``, noise variance ``(n, p | 1)`` and
-    chain ``(n,)``."""
-    assignment = mixture.assign(posterior.weights, jax.random.fold_in(key, 0), n)
-    counts = np.bincount(assignment, minlength=len(posterior.weights))
-    draws, lams, noises = [], [], []
-    for k in np.flatnonzero(counts):
-        params = jax.tree.map(jnp.asarray, posterior.components[k])
-        draws.append(variational.sample(params.q, jax.random.fold_in(key, int(k) + 1),
-                                        int(counts[k])))
-        lams.append(np.full(counts[k], posterior.lams[k]))
-        variance = np.asarray(noise_variance_of(params, jnp.asarray(noise)))
-        noises.append(np.broadcast_to(variance, (counts[k], variance.size)))
-    weights_tilde = {name: jnp.concatenate([d[name] for d in draws]) for name in draws[0]}
-    chain = np.repeat(posterior.chains, counts)
-    return weights_tilde, np.concatenate(lams), np.concatenate(noises), chain
-
-
-def finish(settings, the_plan: Plan, posterior: Posterior, runs: list, prepared: Prepared,
-           key, dtype, progress) -> tuple:
-    """The last steps after pooling, ``(posterior, draws)``: ``sample_posterior`` (the SMC's or
-    the refinement's draws, or None), then what orients the final posterior's edges
-    (``prodag.sortability.orientation_report`` of those draws, or of the pooled mixture),
-    added to ``posterior.diagnostics`` as ``"sortability"`` and warned about when the data's
-    scale alone may orient them."""
-    posterior, refined = sample_posterior(settings, the_plan, posterior, runs, prepared, key,
-                                          dtype, progress)
-    probabilities = (posterior.edge_probabilities if refined is None else np.mean(np.asarray(
-        fitting.refiner(the_plan.config).project_draws(refined.weights_tilde,
-                                                       refined.lams)[1]) != 0, axis=0))
-    report = sortability.orientation_report(
-        probabilities, observational_rows(prepared.Z, prepared.observed), prepared.scale)
-    posterior.diagnostics["sortability"] = report
-    sortability.warn_scale_orientation(report, settings.standardize,
-                                       parameters.noise_model(settings))
-    return posterior, refined
-
-
 def observational_rows(Z: np.ndarray, observed: np.ndarray | None) -> np.ndarray:
     """The rows of ``Z (n, p)`` where ``observed (n, p)`` holds everywhere, when there are
     more of them than variables; else every row."""
     rows = Z if observed is None else Z[np.all(observed, axis=1)]
     return rows if len(rows) > Z.shape[1] else Z
-
-
-def refine(settings, the_plan: Plan, posterior: Posterior, prepared: Prepared, key, dtype,
-           progress) -> refinement.Refined | None:
-    """``REFINED_DRAWS`` draws of the mixture moved by ``refine_steps`` Metropolis steps
-    towards the posterior given the rows the fits were scored on (``prodag.refinement``):
-    bagged, each draw towards the posterior given its chain's resample. None without
-    refinement."""
-    training = training_options(settings)
-    steps = training.refine_steps
-    if not steps:
-        return None
-    key = jax.random.fold_in(key, REFINEMENT_STREAM)
-    weights_tilde, lams, noise, chain = mixture_draws(posterior, prepared.noise, key,
-                                                      REFINED_DRAWS)
-    if the_plan.bagged:
-        resamples = [scored_data(the_plan, c) for c in range(len(the_plan.rows))]
-        data = jax.tree.map(lambda *parts: jnp.stack(parts), *resamples)
-        resample = jnp.asarray(chain)
-    else:
-        data, resample = scored_data(the_plan, 0), None
-    target = refinement.Target(data, jnp.asarray(lams, dtype), jnp.asarray(noise, dtype),
-                               float(training.prior_mean), float(settings.prior_std),
-                               resample)
-
-    def on_block(done: int) -> None:
-        progress.stage(f"refining {REFINED_DRAWS} draws: step {done}/{steps}")
-
-    return fitting.refiner(the_plan.config).refine(weights_tilde, target,
-                                                   jax.random.fold_in(key, 1), steps, on_block)
-
-
-def sample_posterior(settings, the_plan: Plan, posterior: Posterior, runs: list,
-                     prepared: Prepared, key, dtype, progress) -> tuple:
-    """``(posterior, draws)``: with ``TrainingOptions(sampler="smc")``, ``REFINED_DRAWS`` draws
-    of the model's posterior by tempered SMC from every contender fit (``prodag.smc``), its
-    populations' agreement in ``diagnostics["populations"]`` (warned about); else ``refine``."""
-    training = training_options(settings)
-    if training.sampler != "smc":
-        return posterior, refine(settings, the_plan, posterior, prepared, key, dtype, progress)
-    fits, _ = chains.contenders(runs, prepared.Z.shape[0])
-    target = refinement.Target(scored_data(the_plan, 0), None,
-                               jnp.asarray(prepared.noise[None], dtype),
-                               float(training.prior_mean), float(settings.prior_std))
-    draws, populations = populations_module.sample(
-        the_plan.config, smc.proposal_of([(lam, fit.params) for lam, fit in fits], dtype,
-                                          (target.prior_mean, target.prior_std)),
-        target, jax.random.fold_in(key, SMC_STREAM), REFINED_DRAWS, prepared.columns,
-        on_step=lambda t, beta: progress.stage(f"tempered SMC: step {t}, β = {beta:.3f}"))
-    populations_module.warn_disagreement(populations)
-    return posterior._replace(diagnostics={**posterior.diagnostics,
-                                           "populations": populations}), draws

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import typer
 
+from prodag import parameters
 from prodag.cli.folders import check_out, results_folder  # noqa: F401  (re-exported)
 from prodag.sortability import describe as describe_orientation
 
@@ -39,7 +40,7 @@ def check_settings(frame: pd.DataFrame, interventions=None, conditions=None, **s
     from prodag.validation import MIN_FIT_ROWS, check_data
 
     estimator, kind = _estimator(settings)
-    estimator._check_params()
+    parameters.check(estimator.get_params())
     rules()["intervention_kind"](kind)
     data, columns = check_data(frame, min_rows=MIN_FIT_ROWS)
     try:
@@ -62,7 +63,7 @@ def announce(estimator, p: int, needed: int) -> None:
     """Print the memory of a fit of more than ``LARGE_P`` variables, and the time of one
     estimated (``prodag.resources.fit_seconds``) to take over ``ANNOUNCED_SECONDS``, with
     the options that shorten it."""
-    from prodag.parameters import resolved_restarts, training_options
+    from prodag.spec import resolve
     from prodag.procedure import n_fits
     from prodag.resources import (ANNOUNCED_SECONDS, TYPICAL_EPOCHS, fit_seconds, format_bytes,
                                   format_duration)
@@ -70,9 +71,9 @@ def announce(estimator, p: int, needed: int) -> None:
     if p > LARGE_P:
         typer.echo(f"{p} variables: a large fit; it needs about {format_bytes(needed)} of "
                    "memory.")
-    training = training_options(estimator)
-    split = estimator.lam == "auto" and training.select_by == "validation"
-    fits = n_fits(estimator, resolved_restarts(estimator, p), split)
+    spec = resolve(estimator, None, p)
+    training, split = spec.training, spec.split
+    fits = n_fits(spec, split)
     seconds = fit_seconds(p, estimator.n_samples, fits, estimator.max_epochs,
                           training.steps_per_epoch)
     if seconds > ANNOUNCED_SECONDS:

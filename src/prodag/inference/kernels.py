@@ -1,0 +1,222 @@
+"""The batched variational fit as pure kernels over NamedTuple states (optax/BlackJAX style).
+
+Objective (to minimise), per row of data::
+
+    f(θ) = ( −(1/L) Σ_l log p(X | ω_l) + KL(q_θ(ω̃) ‖ p(ω̃)) ) / n,
+    ω_l = model.apply_projection(ω̃_l, W̃_l, project(W̃_l, λ)),  ω̃_l ~ q_θ (reparameterised).
+
+A whole fit's independent optimisations — chains × starts × radii, and bootstrap resamples —
+are *members* of one batch with a leading member axis M: ``init_state(optimizer, params,
+keys, max_epochs) -> FitState``; ``epoch`` (one epoch of every active member) and
+``run_epochs`` (epochs until none runs, one compiled loop); ``negative_elbos`` (scores). The
+optimiser is an ``optax.GradientTransformation`` passed in and applied to each member. An
+*epoch* is ``steps_per_epoch`` full-batch Adam steps; its objective is the mean of its steps'
+Monte Carlo objectives. Each member stops on its own after ``patience`` consecutive epochs
+whose objective is not below its best by more than ``min_delta`` (absolute, per row), or
+after ``max_epochs``; a stopped member's state is frozen (its updates are masked).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import optax
+from jax import lax
+
+from prodag import variational
+from prodag.models.base import StructuralEquationModel
+from prodag.projection import Projector
+
+
+@dataclass(frozen=True)
+class OptimiserOptions:
+    """Optimiser and stopping settings (see the module docstring for epochs and patience)."""
+
+    n_samples: int = 100
+    max_epochs: int = 1000
+    patience: int = 5
+    lr: float = 0.1
+    steps_per_epoch: int = 10
+    min_delta: float = 1e-3
+    epochs_per_call: int = 20
+    member_batch: int = 0
+    """Members computed together (``vmap``); the batches run one after another in the same
+    compiled loop (``lax.map``). 0: all at once, stopped members leaving the batch as it
+    shrinks (the default on a CPU as on a GPU: ``docs/findings.md``). 1: one at a time, a
+    stopped member skipped (least memory)."""
+
+
+class Params(NamedTuple):
+    """Everything the ELBO is optimised over: ``q``'s parameters and, when the noise variance
+    is learned, its logarithm ``(p,)`` or ``(1,)`` (else ``None``)."""
+
+    q: variational.VariationalParams
+    log_noise_variance: jax.Array | None = None
+
+
+class Members(NamedTuple):
+    """What each member of a batched fit fits, fixed through the fit (leading axis M)."""
+
+    lam: jax.Array
+    """``(M,)`` ℓ1 radius (``inf``: none)."""
+    noise_variance: jax.Array
+    """``(M, k)`` fixed noise variances, or (learned) the start, ``k`` = 1 or p."""
+    data_index: jax.Array
+    """``(M,)`` int: which of the stacked data sets the member fits."""
+    n_rows: jax.Array
+    """``(M,)`` rows of that data set."""
+
+
+class FitState(NamedTuple):
+    """The state of a batched fit (every leaf with the leading member axis M)."""
+
+    params: Params
+    opt_state: Any
+    key: jax.Array
+    """``(M, 2)`` each member's key, split once per epoch."""
+    epoch: jax.Array
+    """``(M,)`` epochs run."""
+    best: jax.Array
+    """``(M,)`` best epoch objective so far."""
+    wait: jax.Array
+    """``(M,)`` epochs since the last improvement."""
+    history: jax.Array
+    """``(M, max_epochs)`` every epoch's objective (NaN after the last)."""
+
+
+def noise_variance_of(params: Params, fixed: jax.Array) -> jax.Array:
+    """The learned per-variable noise variance if ``params`` has one, else ``fixed (p,)``."""
+    if params.log_noise_variance is not None:
+        return jnp.exp(params.log_noise_variance)
+    return fixed
+
+
+def elbo_loss(model: StructuralEquationModel, project: Projector, n_samples: int,
+              prior_mean: float, prior_std: float, params: Params, key: jax.Array, data: Any,
+              n_rows: jax.Array, lam: jax.Array, noise_variance: jax.Array) -> jax.Array:
+    """One member's Monte Carlo negative ELBO per row (a scalar), differentiable in
+    ``params``, from ``n_samples`` projected draws at radius ``lam``."""
+    weights, _ = model.draw(params.q, key, n_samples, project, lam)
+    log_lik = model.log_likelihood(weights, data, noise_variance_of(params, noise_variance))
+    kl = variational.kl_to_prior(params.q, prior_mean, prior_std)
+    return (kl - jnp.mean(log_lik)) / n_rows
+
+
+def member_data(data: Any, index: jax.Array) -> Any:
+    """Data set ``index`` of the stacked data (every leaf with a leading set axis)."""
+    return jax.tree.map(lambda leaf: leaf[index], data)
+
+
+def init_state(optimizer: optax.GradientTransformation, params: Params, keys: jax.Array,
+               max_epochs: int) -> FitState:
+    """The batched fit's start: ``params`` (leaves ``(M, ...)``), the optimiser's state of
+    each member and the members' keys ``(M, 2)``."""
+    n_members = keys.shape[0]
+    dtype = jax.tree.leaves(params)[0].dtype
+    return FitState(params, jax.vmap(optimizer.init)(params), keys,
+                    jnp.zeros(n_members, jnp.int32), jnp.full(n_members, jnp.inf, dtype),
+                    jnp.zeros(n_members, jnp.int32),
+                    jnp.full((n_members, max_epochs), jnp.nan, dtype))
+
+
+def running(state: FitState, patience: int, epoch_limit: jax.Array) -> jax.Array:
+    """``(M,)`` whether each member still runs: below the epoch limit and still improving."""
+    return (state.epoch < epoch_limit) & (state.wait < patience)
+
+
+def epoch(loss, optimizer: optax.GradientTransformation, options: OptimiserOptions,
+          state: FitState, members: Members, data: Any, active: jax.Array) -> FitState:
+    """One epoch of every member; members not ``active (M,)`` are left as they were."""
+
+    def one(params, opt_state, key, lam, noise, index, n_rows):
+        key, sub = jax.random.split(key)
+        own = member_data(data, index)
+
+        def step(carry, step_key):
+            params, opt_state = carry
+            value, grads = jax.value_and_grad(loss)(params, step_key, own, n_rows, lam, noise)
+            updates, opt_state = optimizer.update(grads, opt_state, params)
+            return (optax.apply_updates(params, updates), opt_state), value
+
+        (params, opt_state), values = lax.scan(
+            step, (params, opt_state), jax.random.split(sub, options.steps_per_epoch))
+        return params, opt_state, key, jnp.mean(values)
+
+    params, opt_state, keys, value = over_members(
+        one, options.member_batch, active, state.params, state.opt_state, state.key,
+        members.lam, members.noise_variance, members.data_index, members.n_rows)
+    improved = value < state.best - options.min_delta
+    stepped = FitState(params, opt_state, keys, state.epoch + 1,
+                       jnp.where(improved, jnp.minimum(value, state.best), state.best),
+                       jnp.where(improved, 0, state.wait + 1),
+                       state.history.at[jnp.arange(value.shape[0]), state.epoch].set(value))
+    return jax.tree.map(lambda new, old: jnp.where(_along(active, new), new, old),
+                        stepped, state)
+
+
+def over_members(function, member_batch: int, active: jax.Array, *args):
+    """``function`` of one member applied to every member of ``args`` (leading axis M):
+    ``vmap`` over all (``member_batch`` 0) or over batches of ``member_batch`` run one after
+    another; with one member at a time, the members not ``active (M,)`` are skipped (their
+    outputs then are their inputs, and NaN for the last, the objective)."""
+    if member_batch == 0:
+        return jax.vmap(function)(*args)
+    if member_batch > 1:
+        return lax.map(lambda a: function(*a), args, batch_size=member_batch)
+
+    def one_or_skip(a):
+        *inputs, is_active = a
+        return lax.cond(is_active, lambda x: function(*x),
+                        lambda x: (*x[:3], jnp.full((), jnp.nan, x[3].dtype)), inputs)
+
+    return lax.map(one_or_skip, (*args, active))
+
+
+def run_epochs(loss, optimizer: optax.GradientTransformation, options: OptimiserOptions,
+               state: FitState, members: Members, data: Any,
+               epoch_limit: jax.Array) -> FitState:
+    """Epochs until no member runs (``running``) at ``epoch_limit``: one compiled loop."""
+
+    def body(state):
+        return epoch(loss, optimizer, options, state, members, data,
+                     running(state, options.patience, epoch_limit))
+
+    return lax.while_loop(lambda s: jnp.any(running(s, options.patience, epoch_limit)),
+                          body, state)
+
+
+def negative_elbos(loss, member_batch: int, params: Params, keys: jax.Array, members: Members,
+                   data: Any) -> jax.Array:
+    """``(M, B)``: every member's objective at each of its ``B`` batch keys ``keys (M, B, 2)``
+    (batches one after another, ``lax.map``: a smaller program than a vmap over them)."""
+
+    def one(params, member_keys, lam, noise, index, n_rows):
+        own = member_data(data, index)
+        return lax.map(lambda key: loss(params, key, own, n_rows, lam, noise), member_keys)
+
+    args = (params, keys, members.lam, members.noise_variance, members.data_index,
+            members.n_rows)
+    if member_batch == 0:
+        return jax.vmap(one)(*args)
+    return lax.map(lambda a: one(*a), args, batch_size=member_batch)
+
+
+def compacted_size(n_running: int, n_rows: int) -> int:
+    """Rows a batch of ``n_rows`` with ``n_running`` members still running shrinks to: the
+    smallest power of two that holds them, once that is at most half the rows (else the
+    batch stays as it is)."""
+    size = 1 << max(0, n_running - 1).bit_length()
+    return size if 2 * size <= n_rows else n_rows
+
+
+def stack(trees: list) -> Any:
+    """Pytrees of equal structure stacked along a new leading axis."""
+    return jax.tree.map(lambda *leaves: jnp.stack([jnp.asarray(x) for x in leaves]), *trees)
+
+
+def _along(mask: jax.Array, leaf: jax.Array) -> jax.Array:
+    """``mask (M,)`` shaped to broadcast against ``leaf (M, ...)``."""
+    return mask.reshape(mask.shape + (1,) * (jnp.ndim(leaf) - 1))
