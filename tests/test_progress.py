@@ -7,7 +7,6 @@ import io
 import pytest
 
 from prodag import progress as progress_module
-from prodag.inference import Progress as ReExported
 from prodag.progress import Progress
 
 
@@ -45,10 +44,6 @@ def test_a_disabled_bar_writes_nothing(capsys):
         progress.fit_done()
     assert progress.bar is None
     assert capsys.readouterr() == ("", "")
-
-
-def test_the_inference_module_still_offers_it():
-    assert ReExported is Progress
 
 
 def test_the_clock_runs_on_between_updates():
