@@ -168,6 +168,15 @@ LEADING_SHARE = 0.9
 the posterior follows."""
 
 
+def listed_edges(edges: list[dict], most: int = 6) -> tuple[str, str]:
+    """The first ``most`` disagreeing edges (``diagnose``'s) as ``"a -> b (0.10, 0.90); ..."``
+    and ``" and k more"`` for the rest (or ``""``)."""
+    shown = "; ".join(f"{e['source']} -> {e['target']} "
+                      f"({', '.join(f'{x:.2f}' for x in e['probabilities'])})"
+                      for e in edges[:most])
+    return shown, f" and {len(edges) - most} more" if len(edges) > most else ""
+
+
 def warn_disagreement(diagnostics: dict) -> None:
     """Warn (``ChainDisagreementWarning``) naming the edges the chains disagree on, if any,
     how the pooled posterior weighs the chains and what helps; not when the posterior was
@@ -176,10 +185,7 @@ def warn_disagreement(diagnostics: dict) -> None:
     edges = diagnostics["disagreeing_edges"]
     if not edges or "populations" in diagnostics:
         return
-    shown = "; ".join(f"{e['source']} -> {e['target']} "
-                      f"({', '.join(f'{x:.2f}' for x in e['probabilities'])})"
-                      for e in edges[:6])
-    more = f" and {len(edges) - 6} more" if len(edges) > 6 else ""
+    shown, more = listed_edges(edges)
     warnings.warn(
         f"the {diagnostics['n_chains']} independent chains disagree by more than "
         f"{diagnostics['threshold']:g} on {len(edges)} edge(s) (each chain's probability): "

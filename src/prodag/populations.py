@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from prodag import refinement, smc
-from prodag.chains import diagnose
+from prodag.chains import diagnose, listed_edges
 from prodag.fitting import refiner
 
 POPULATIONS = 2
@@ -70,10 +70,7 @@ def warn_disagreement(diagnostics: dict) -> None:
     edges = diagnostics["disagreeing_edges"]
     if not edges:
         return
-    shown = "; ".join(f"{e['source']} -> {e['target']} "
-                      f"({', '.join(f'{x:.2f}' for x in e['probabilities'])})"
-                      for e in edges[:6])
-    more = f" and {len(edges) - 6} more" if len(edges) > 6 else ""
+    shown, more = listed_edges(edges)
     warnings.warn(
         f"the {diagnostics['n_chains']} independent SMC populations disagree by more than "
         f"{diagnostics['threshold']:g} on {len(edges)} edge(s): {shown}{more}. The posterior "
