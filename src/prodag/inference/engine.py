@@ -35,6 +35,8 @@ from prodag.xla import exact_jit
 
 SECONDS_PER_CALL = 1.0
 """Target seconds between two progress updates of a fit (see the module docstring)."""
+SCORE_MEMBERS = 8
+"""Scored members are padded to a multiple of this (``VariationalInference.negative_elbos``)."""
 SCORE_CHUNK = 10
 """Batches of draws per run of the compiled scoring program (``negative_elbos``)."""
 MEMBER_MEMORY_BYTES = 2 ** 31
@@ -126,7 +128,16 @@ class VariationalInference:
         fits on the same data. The same key gives common random numbers across members.
 
         The batches run ``SCORE_CHUNK`` at a time (the last chunk padded with copies of the
-        first key, whose values are dropped), so every ``n_batches`` shares one program."""
+        first key, whose values are dropped), so every ``n_batches`` shares one program; the
+        members are padded to a multiple of ``SCORE_MEMBERS`` with copies of the last (dropped
+        too), so the varying number of a fit's components recompiles rarely."""
+        padding = (-len(params)) % SCORE_MEMBERS
+        if padding:
+            return self.negative_elbos(
+                list(params) + [params[-1]] * padding,
+                jnp.concatenate([keys, jnp.repeat(keys[-1:], padding, axis=0)]),
+                jax.tree.map(lambda x: jnp.concatenate([x, jnp.repeat(x[-1:], padding, axis=0)]),
+                             members), data, n_batches)[:len(params)]
         size = self.members_per_call(params[0])
         return np.concatenate([
             self._member_scores(params[begin:begin + size], keys[begin:begin + size],
