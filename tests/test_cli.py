@@ -274,6 +274,7 @@ def test_the_demo_refines_its_bagged_draws_by_default(tmp_path, monkeypatch):
     invoke("demo", "--out", tmp_path / "none", "--refine-steps", 0)
     assert built[0].training.refine_steps == demo_command.DEMO_REFINE_STEPS > 0
     assert built[0].bootstrap and built[0].n_chains == demo_command.DEMO_CHAINS
+    assert built[0].n_samples == demo_command.DEMO_SAMPLES != ProDAG().n_samples
     assert built[1].training.refine_steps == 0
 
 
