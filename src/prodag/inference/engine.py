@@ -24,9 +24,10 @@ import numpy as np
 import optax
 
 from prodag import variational
-from prodag.inference.kernels import (FitState, Members, OptimiserOptions, Params,  # noqa: F401
-                                      compacted_size, elbo_loss, init_state, negative_elbos,
-                                      noise_variance_of, run_epochs, running, stack)
+from prodag.inference.kernels import (Members, OptimiserOptions, Params, compacted_size,
+                                      elbo_loss, init_state, negative_elbos,
+                                      noise_variance_of, pad_members, run_epochs, running,
+                                      stack)
 from prodag.models.base import StructuralEquationModel
 from prodag.progress import Progress
 from prodag.projection import Projector
@@ -133,11 +134,10 @@ class VariationalInference:
         too), so the varying number of a fit's components recompiles rarely."""
         padding = (-len(params)) % SCORE_MEMBERS
         if padding:
-            return self.negative_elbos(
-                list(params) + [params[-1]] * padding,
-                jnp.concatenate([keys, jnp.repeat(keys[-1:], padding, axis=0)]),
-                jax.tree.map(lambda x: jnp.concatenate([x, jnp.repeat(x[-1:], padding, axis=0)]),
-                             members), data, n_batches)[:len(params)]
+            return self.negative_elbos(list(params) + [params[-1]] * padding,
+                                       pad_members(keys, padding),
+                                       pad_members(members, padding), data,
+                                       n_batches)[:len(params)]
         size = self.members_per_call(params[0])
         return np.concatenate([
             self._member_scores(params[begin:begin + size], keys[begin:begin + size],
@@ -195,13 +195,9 @@ class VariationalInference:
         sharded = self.options.member_batch == 0 and jax.local_device_count() > 1
         if sharded:
             padded, place = member_layout(n_members)
-
-            def pad(tree):
-                return jax.tree.map(lambda x: jnp.concatenate(
-                    [x, jnp.repeat(x[-1:], padded - n_members, axis=0)]), tree)
-
-            state = place(pad(state))
-            keys, members, data = place(pad(keys)), place(pad(members)), place(data)
+            state, keys, members = (place(pad_members(tree, padded - n_members))
+                                    for tree in (state, keys, members))
+            data = place(data)
         rows, batch = np.arange(len(keys)), members  # the member on each row of the state
         finished: dict[int, tuple] = {}
         epoch, chunk = 0, 1

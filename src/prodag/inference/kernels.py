@@ -212,6 +212,13 @@ def compacted_size(n_running: int, n_rows: int) -> int:
     return size if 2 * size <= n_rows else n_rows
 
 
+def pad_members(tree: Any, padding: int) -> Any:
+    """``tree`` (every leaf with the leading member axis) with ``padding`` copies of its last
+    member appended."""
+    return jax.tree.map(lambda x: jnp.concatenate([x, jnp.repeat(x[-1:], padding, axis=0)]),
+                        tree)
+
+
 def stack(trees: list) -> Any:
     """Pytrees of equal structure stacked along a new leading axis."""
     return jax.tree.map(lambda *leaves: jnp.stack([jnp.asarray(x) for x in leaves]), *trees)
