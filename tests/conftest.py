@@ -2,7 +2,8 @@
 
 * On an accelerator, matrix products are full float32 (its default, TF32 on recent NVIDIA
   GPUs, rounds them beyond the oracles' tolerances; the library's compiled kernels ask for
-  full precision themselves, ``prodag.xla``).
+  full precision themselves, ``prodag.xla``), and no process allocates the accelerator's
+  memory up front (the parallel workers share it).
 * On the CPU backend, XLA compiles the tests' programs with its cheapest optimisation: the tests' fits are tiny
   (a few variables, a few epochs), so their time goes into compiling the training loop, not
   running it, and LLVM's expensive passes do not pay for themselves there. For the same
@@ -41,8 +42,10 @@ def _runs_on_cpu() -> bool:
 
 if _runs_on_cpu():  # the flags are the CPU backend's; elsewhere they are not needed
     os.environ["XLA_FLAGS"] = f"{FAST_COMPILE} {os.environ.get('XLA_FLAGS', '')}".strip()
-else:  # the tests' oracles are float32-exact: no TF32 products in their eager calls either
+else:  # the tests' oracles are float32-exact: no TF32 products in their eager calls either;
+    # the parallel workers share the accelerator: none may take most of its memory up front
     os.environ.setdefault("JAX_DEFAULT_MATMUL_PRECISION", "highest")
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
     _cache = tempfile.mkdtemp(prefix="prodag-tests-jax-cache-")

@@ -13,6 +13,7 @@ import pytest
 
 from prodag import ProDAG, TrainingOptions, estimator as estimator_module
 from prodag.procedure import n_fits
+from prodag.progress import Progress
 from prodag.resources import TYPICAL_EPOCHS, fit_seconds, format_duration
 from prodag.spec import resolve
 
@@ -41,32 +42,14 @@ def test_the_count_of_fits_doubles_with_chains_and_grows_with_the_path():
         count(ProDAG(n_chains=1, training=TrainingOptions(n_lambdas=5, n_restarts=3)))
 
 
-class _Counter:
-    """A stand-in for ``prodag.progress.Progress`` counting the fits it is told about."""
+class _Counter(Progress):
+    """``prodag.progress.Progress``, disabled, keeping the count of the fits it is told of."""
 
     made = []
 
     def __init__(self, total, enabled=True):
-        self.total, self.done = total, 0
+        super().__init__(total, enabled=False)
         _Counter.made.append(self)
-
-    def set_total(self, total):
-        self.total = total
-
-    def stage(self, description):
-        pass
-
-    def update(self, epoch, objective):
-        pass
-
-    def fit_done(self, count=1):
-        self.done += count
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        pass
 
 
 def test_the_count_of_fits_is_what_a_fit_runs(monkeypatch):
@@ -80,6 +63,8 @@ def test_the_count_of_fits_is_what_a_fit_runs(monkeypatch):
                        max_epochs=1, n_samples=2, seed=0).fit(X)
     bar = _Counter.made[-1]
     assert bar.done == bar.total == n_fits(estimator.spec_, False)
+    assert {"data starts (order search)", "pooling the fits"} <= set(estimator.fit_seconds_)
+    assert all(seconds >= 0 for seconds in estimator.fit_seconds_.values())
 
 
 def test_durations_are_said_in_minutes_hours_or_days():

@@ -92,3 +92,16 @@ def test_a_fit_writes_carriage_returns_only_to_a_terminal(monkeypatch, interacti
     ProDAG(lam=2.0, max_epochs=2, n_samples=4, progress=True, seed=0,
            training=TrainingOptions(n_restarts=1, init="prior")).fit(X)
     assert ("\r" in stream.getvalue()) == interactive, stream.getvalue()
+
+
+def test_each_phase_counts_the_time_until_another_phase_begins(monkeypatch):
+    clock = iter([0.0, 1.0, 3.0, 4.0, 10.0, 12.5])
+    monkeypatch.setattr(progress_module.time, "perf_counter", lambda: next(clock))
+    with Progress(3, enabled=False) as progress:   # started at 0
+        progress.stage("order search")              # 1
+        progress.stage("step 1", "refinement")      # 3
+        progress.stage("step 2", "refinement")      # the same phase: no clock read
+        progress.stage("order search")              # 4: a phase may come back
+        progress.stage("pooling")                   # 10
+    assert progress.seconds == {"order search": 2.0 + 6.0, "refinement": 1.0,
+                                "pooling": 2.5}     # closed at 12.5

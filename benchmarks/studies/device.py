@@ -12,7 +12,8 @@ One script for a machine with a GPU (it runs on a CPU alone too, printing the CP
   early stopping) on every backend, for M = 1, 2, 4, ... ``--members``.
 
 Every section stops starting new rows once ``--budget`` seconds have passed. Prints a table
-per section and writes ``benchmarks/results/device_<device>.json`` (and a copy to ``--out``).
+per section and writes ``benchmarks/results/device_<device>.json`` (and a copy to ``--out``)
+anew after each row, with the CPU process's rows so far, so a run cut short keeps its rows.
 
     PYTHONPATH=src python -m benchmarks.studies.device              # all sections
     PYTHONPATH=src python -m benchmarks.studies.device --quick      # small sizes, a smoke run
@@ -55,10 +56,10 @@ def timed(function, repeats: int) -> float:
     return statistics.median(times)
 
 
-def projection_rows(sizes, samples, repeats, deadline) -> list[dict]:
+def projection_rows(rows: list, sizes, samples, repeats, deadline) -> list[dict]:
     from prodag.projection import project
 
-    backend, rows = jax.default_backend(), []
+    backend = jax.default_backend()
     run = jax.jit(lambda W: project(W, jnp.inf))
     for p in sizes:
         for L in samples:
@@ -75,10 +76,10 @@ def projection_rows(sizes, samples, repeats, deadline) -> list[dict]:
     return rows
 
 
-def fit_rows(sizes, deadline, repeats=2) -> list[dict]:
+def fit_rows(rows: list, sizes, deadline, repeats=2) -> list[dict]:
     from prodag import ProDAG, metrics, simulate
 
-    backend, rows = jax.default_backend(), []
+    backend = jax.default_backend()
     for p in sizes:
         if time.perf_counter() > deadline:
             return rows
@@ -91,15 +92,19 @@ def fit_rows(sizes, deadline, repeats=2) -> list[dict]:
         scores = metrics.evaluate(data.adjacency, estimator.sample(1000))
         rows.append({"backend": backend, "p": p, "first_s": seconds[0],
                      "second_s": seconds[-1] if len(seconds) > 1 else None,
+                     "stages_s": estimator.fit_seconds_,
                      **{k: float(v) for k, v in scores.items()}})
         print(f"default fit {backend:>4} p={p:<4} first {seconds[0]:7.1f} s"
               + (f", second {seconds[1]:7.1f} s" if len(seconds) > 1 else "")
               + f"; Brier {scores['brier']:.2f}, E-SHD {scores['eshd']:.2f}, "
               f"AUROC {scores['auroc']:.1f}", flush=True)
+        print("  stages of the last: " + "; ".join(
+            f"{stage} {value:.1f} s" for stage, value in estimator.fit_seconds_.items()),
+            flush=True)
     return rows
 
 
-def member_rows(most, deadline, p=20, epochs=20) -> list[dict]:
+def member_rows(rows: list, most, deadline, p=20, epochs=20) -> list[dict]:
     """A batch of M one-radius members (p = 20, L = 100, ``epochs`` epochs each), M = 1, 2,
     4, ...: on a CPU one member at a time (the default there) and all at once (vmap)."""
     from prodag import fitting, simulate
@@ -108,7 +113,7 @@ def member_rows(most, deadline, p=20, epochs=20) -> list[dict]:
     data = simulate.dataset(p, 2 * p, 100, seed=0).X
     Z = (data - data.mean(0)) / data.std(0)
     config = fitting.ModelConfig.create("linear", 10, 1, "sigmoid", True, "auto", 0.0)
-    backend, rows = jax.default_backend(), []
+    backend = jax.default_backend()
     for batch in ([1, 0] if backend == "cpu" else [0]):
         options = OptimiserOptions(max_epochs=epochs, patience=10 ** 6, lr=0.03,
                                    member_batch=batch)
@@ -170,28 +175,45 @@ def main(argv=None) -> None:
               "settings": {k: (str(v) if isinstance(v, Path) else v)
                            for k, v in vars(args).items()}}
     sizes = ([20, 100] if args.quick else [20, 100, 400], [100, 1000])
-    sections = {"projection": lambda: projection_rows(*sizes, args.repeats, deadline),
-                "members": lambda: member_rows(args.members, deadline),
-                "fit": lambda: fit_rows(args.fit_p, deadline, args.fit_repeats)}
-    for section in args.sections:  # saved after each, so a run cut short keeps its rows
-        result[section] = sections[section]()
-        save(result, args, cpu_process=None)
+    sections = {"projection": lambda rows: projection_rows(rows, *sizes, args.repeats, deadline),
+                "members": lambda rows: member_rows(rows, args.members, deadline),
+                "fit": lambda rows: fit_rows(rows, args.fit_p, deadline, args.fit_repeats)}
+    for section in args.sections:
+        sections[section](result.setdefault(section, SavedRows(
+            lambda: save(result, args, cpu_process, wait=False))))
     save(result, args, cpu_process)
 
 
-def save(result: dict, args, cpu_process) -> None:
-    """Write the rows so far; once the CPU half (if any) has ended, with its rows."""
+class SavedRows(list):
+    """Rows that write the results file whenever one is added, so a run cut short keeps them."""
+
+    def __init__(self, on_append):
+        super().__init__()
+        self.on_append = on_append
+
+    def append(self, row) -> None:
+        super().append(row)
+        self.on_append()
+
+
+def save(result: dict, args, cpu_process, wait: bool = True) -> None:
+    """Write the rows so far, with the CPU half's rows so far (if any); ``wait``: once the
+    CPU half has ended."""
     if args.json is not None:  # the CPU half of a GPU machine's run
         args.json.write_text(json.dumps(result, indent=1) + "\n")
         return
+    result = {**result}
     if cpu_process is not None:
-        cpu_process.wait()
+        if wait:
+            cpu_process.wait()
         cpu_json = Path(cpu_process.args[cpu_process.args.index("--json") + 1])
-        if cpu_json.exists():
+        try:
             cpu = json.loads(cpu_json.read_text())
-            result["devices"].update(cpu["devices"])
-            for section in ("projection", "members", "fit"):
-                result.setdefault(section, []).extend(cpu.get(section, []))
+        except (OSError, ValueError):  # not written yet, or caught mid-write
+            cpu = {"devices": {}}
+        result["devices"] = {**result["devices"], **cpu["devices"]}
+        for section in ("projection", "members", "fit"):
+            result[section] = [*result.get(section, []), *cpu.get(section, [])]
     name = re.sub(r"[^A-Za-z0-9]+", "-", device_name()).strip("-").lower()
     text = json.dumps(result, indent=1) + "\n"
     out = RESULTS_DIR / f"device_{name}{'_quick' if args.quick else ''}.json"
@@ -199,7 +221,7 @@ def save(result: dict, args, cpu_process) -> None:
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / out.name).write_text(text)
-    if cpu_process is not None or jax.default_backend() == "cpu":
+    if wait and (cpu_process is not None or jax.default_backend() == "cpu"):
         print(f"wrote {out}")
 
 

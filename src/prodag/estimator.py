@@ -21,9 +21,8 @@ import numpy as np
 import pandas as pd
 
 from prodag import (chains, effects, fitting, mixture, negligible, parameters, persistence,
-                    procedure, refinement, sampling)
+                    procedure, refinement, sampling, validation)
 from prodag import interventions as interventions_module
-from prodag import validation
 from prodag.checks import check_integer, check_probability, check_seed
 from prodag.metrics import edge_probabilities
 from prodag.parameters import NetworkOptions, TrainingOptions  # noqa: F401  (documented here)
@@ -108,6 +107,8 @@ class ProDAG(ParameterProtocol):
     diagnostics_ : dict
         The chains' agreement (``prodag.chains.diagnose``), with ``"populations"``: the SMC's;
         what orients the edges: "sortability".
+    fit_seconds_ : dict
+        Seconds of each stage of the last ``fit`` (order search, each batch, pooling, ...).
     refined_ : prodag.refinement.Refined or None
         With ``refine_steps`` or ``sampler="smc"`` (``TrainingOptions``): the draws, which are the
         posterior (``sample`` takes them in a random order, with replacement beyond their
@@ -175,6 +176,7 @@ class ProDAG(ParameterProtocol):
             posterior, refined = sampling.finish(spec, the_plan, posterior, runs, prepared, key,
                                                   progress)
         self._store(posterior, prepared.noise, spec.restarts, refined)
+        self.fit_seconds_ = dict(progress.seconds)
         if not self.bootstrap:  # bagged chains differ by design: their spread is the data's
             chains.warn_disagreement(self.diagnostics_)
         return self

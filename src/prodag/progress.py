@@ -32,6 +32,9 @@ class Progress:
         self.bar, self.total, self.done = None, total, 0
         self.stream = sys.stderr if stream is None else stream
         self._last_line, self._started = None, time.monotonic()
+        self.seconds: dict[str, float] = {}
+        """Wall-clock seconds spent in each phase so far (``stage``'s ``phase``), in order."""
+        self._phase, self._phase_began = None, time.perf_counter()
         self.lines = enabled and not _is_terminal(self.stream)
         if enabled and not self.lines:
             from tqdm.auto import tqdm
@@ -64,7 +67,10 @@ class Progress:
             self.bar.bar_format = self._format()
             self.bar.refresh()
 
-    def stage(self, description: str) -> None:
+    def stage(self, description: str, phase: str | None = None) -> None:
+        """Show ``description``; the time from here to the next call with another ``phase``
+        (default: the description itself) counts towards ``seconds[phase]``."""
+        self._enter_phase(description if phase is None else phase)
         if self.bar is not None:
             self.bar.set_description(f"ProDAG {description}")
         elif self.lines:
@@ -74,6 +80,15 @@ class Progress:
                 counted = "" if self.total is None else f" (fits done {self.done}/{self.total})"
                 self._write(f"ProDAG: {description}{counted}, "
                             f"{now - self._started:.0f} s")
+
+    def _enter_phase(self, phase: str | None) -> None:
+        if phase == self._phase:
+            return
+        now = time.perf_counter()  # its own clock: the lines' clock is read on a schedule
+        if self._phase is not None:
+            self.seconds[self._phase] = (self.seconds.get(self._phase, 0.0)
+                                         + now - self._phase_began)
+        self._phase, self._phase_began = phase, now
 
     def update(self, epoch: int, objective: float) -> None:
         if self.bar is not None:
@@ -92,6 +107,7 @@ class Progress:
         return self
 
     def __exit__(self, *exc) -> None:
+        self._enter_phase(None)
         if self.bar is not None:
             self._closed.set()
             self._ticker.join()

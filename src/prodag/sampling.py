@@ -88,7 +88,8 @@ def refine(spec: FitSpec, the_plan: Plan, posterior: Posterior, prepared: Prepar
                                resample)
 
     def on_block(done: int) -> None:
-        progress.stage(f"refining {REFINED_DRAWS} draws: step {done}/{steps}")
+        progress.stage(f"refining {REFINED_DRAWS} draws: step {done}/{steps}",
+                       "refinement")
 
     return fitting.refiner(the_plan.config).refine(weights_tilde, target,
                                                    jax.random.fold_in(key, 1), steps, on_block)
@@ -110,7 +111,8 @@ def sample_posterior(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: 
         the_plan.config, smc.proposal_of([(lam, fit.params) for lam, fit in fits], dtype,
                                           (target.prior_mean, target.prior_std)),
         target, jax.random.fold_in(key, SMC_STREAM), REFINED_DRAWS, prepared.columns,
-        on_step=lambda t, beta: progress.stage(f"tempered SMC: step {t}, β = {beta:.3f}"))
+        on_step=lambda t, beta: progress.stage(f"tempered SMC: step {t}, β = {beta:.3f}",
+                                               "tempered SMC"))
     populations_module.warn_disagreement(populations)
     return posterior._replace(diagnostics={**posterior.diagnostics,
                                            "populations": populations}), draws
