@@ -254,3 +254,43 @@ def test_stopped_members_leave_the_batch_and_each_fit_stays_its_own(data):
     for a, b in zip(together, alone):
         assert abs(a.objective - b.objective) <= 1e-4 * abs(b.objective)
 
+
+
+def test_members_trailing_their_group_stop_where_the_screen_says(data):
+    """``Screen``: from epoch ``after`` on, a member whose best objective so far trails the
+    best of its group (members 0-2, and 3-4) by more than ``margin`` stops. The oracle: the
+    same members unscreened, each screened member's epochs read off their histories; the
+    others run as unscreened."""
+    from prodag.inference import Screen
+
+    _, prepared = data
+    noise = np.ones(3, np.float32)
+    engine = VariationalInference(
+        LinearSEM(), EXACT, OptimiserOptions(n_samples=8, max_epochs=40, patience=2,
+                                             steps_per_epoch=3, epochs_per_call=1))
+    lams, groups, after, margin = [np.inf, 0.3, 0.05, 3.0, 0.05], np.array([0, 0, 0, 1, 1]), 3, 0.3
+    members = engine.members(lams, noise, [0] * 5, [60] * 5, jnp.float32)
+    start = engine.init_params(3, noise)
+
+    def fit(screen):
+        return engine.fit_members([start] * 5, jax.random.split(jax.random.PRNGKey(1), 5),
+                                  members, jax.tree.map(lambda x: x[None], prepared), None,
+                                  screen)
+
+    free = [fit.history for fit in fit(None)]
+    screened = fit(Screen(groups, after, margin))
+    expected = []
+    for k, history in enumerate(free):
+        stop = len(history)
+        for e in range(after, len(history)):
+            group_best = min(np.min(free[j][:e]) for j in np.flatnonzero(groups == groups[k]))
+            gap = np.min(history[:e]) - group_best
+            assert abs(gap - margin) > 1e-3  # no decision within rounding of the margin
+            if gap > margin:
+                stop = e
+                break
+        expected.append(stop)
+    assert [len(fit.history) for fit in screened] == expected
+    assert expected != [len(h) for h in free]  # the screen stopped someone
+    for k, fit in enumerate(screened):
+        np.testing.assert_allclose(fit.history, free[k][:expected[k]], rtol=1e-4)

@@ -20,9 +20,11 @@ def _path(objective_of, n_restarts, n_lambdas=5, refit=None, n_chains=1):
     returns chain 0's selection and every batch of chain 0's fits as ``(lam, restarts)``
     (the starts of one radius grouped, in order)."""
     calls, batches = [], []
+    _path.screens = []  # each batch's screen argument
 
-    def fit_path(specs, stage):
+    def fit_path(specs, stage, screen=None):
         batches.append(specs)
+        _path.screens.append(screen)
         for spec in specs:
             if spec.chain == 0 and (not calls or calls[-1][0] != spec.lam
                                     or spec.start <= calls[-1][1][-1]
@@ -59,6 +61,15 @@ def test_the_path_fits_one_start_per_radius_and_every_start_at_the_two_best():
     assert [fit.restarts for fit in chosen.results] == [(2,), (0,), (1,)]  # every start
     assert chosen.path["scores"] == [-5.0, -3.0, -4.0, -6.0, -7.0]
     assert chosen.path["polished"] == [[8.0, -3.0], [6.0, -1.0]]
+
+
+def test_only_the_radii_compared_by_their_elbo_are_screened():
+    _path(lambda lam, restart: lam, n_restarts=2)
+    screen = (selection.SCREEN_AFTER_EPOCHS, selection.SCREEN_MARGIN)
+    assert _path.screens == [None, screen, None]  # λ = ∞, the radii, the polished starts
+    _path(lambda lam, restart: lam, n_restarts=2, refit=lambda specs, stage: [
+        Fit(spec.lam, [spec.start], 0.0) for spec in specs])
+    assert _path.screens == [None, None]  # the validation criterion compares held-out rows
 
 
 def test_a_polished_radius_keeps_its_first_fit_when_no_other_start_beats_it():

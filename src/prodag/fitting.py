@@ -21,8 +21,8 @@ from prodag.initialization import start_means
 from prodag.validation import outliers
 from prodag.knowledge import Knowledge
 from prodag import selection
-from prodag.inference import (FitResult, OptimiserOptions, Params, VariationalInference,
-                              stack)
+from prodag.inference import (FitResult, OptimiserOptions, Params, Screen,
+                              VariationalInference, stack)
 from prodag.progress import Progress
 from prodag.models import StructuralEquationModel, make_model
 from prodag.posterior import PosteriorSampler
@@ -186,12 +186,13 @@ def rows(engine: VariationalInference, Z: np.ndarray, observed: np.ndarray | Non
 
 def member_fitter(engine: VariationalInference, rows_of_chain: Sequence[Rows],
                   noise: np.ndarray, progress: Progress | None = None) -> selection.FitMembers:
-    """``fit_members(specs, stage)``: every ``selection.MemberSpec`` fitted in one batch, spec
-    ``s`` on chain ``s.chain``'s rows ``rows_of_chain[s.chain]`` from its start ``s.start``
-    (chains that share one ``Rows`` share its data in the batch); one ``FitResult`` per spec,
-    in order."""
+    """``fit_members(specs, stage, screen)``: every ``selection.MemberSpec`` fitted in one
+    batch, spec ``s`` on chain ``s.chain``'s rows ``rows_of_chain[s.chain]`` from its start
+    ``s.start`` (chains that share one ``Rows`` share its data in the batch); one
+    ``FitResult`` per spec, in order. ``screen=(after, margin)``: a member trailing its
+    chain's best by more than ``margin`` from epoch ``after`` on stops (``Screen``)."""
 
-    def fit_members(specs: list, stage: str) -> list[FitResult]:
+    def fit_members(specs: list, stage: str, screen=None) -> list[FitResult]:
         sets: list[Rows] = []
         for spec in specs:
             if not any(rows_of_chain[spec.chain] is known for known in sets):
@@ -204,8 +205,10 @@ def member_fitter(engine: VariationalInference, rows_of_chain: Sequence[Rows],
                                  [sets[i].Z.shape[0] for i in index], dtype)
         if progress is not None:
             progress.stage(f"{stage}, {len(specs)} fits in a batch")
+        if screen is not None:
+            screen = Screen(np.array([spec.chain for spec in specs]), *screen)
         return engine.fit_members(starts, jnp.stack([spec.key for spec in specs]), members,
-                                  stack([known.data for known in sets]), progress)
+                                  stack([known.data for known in sets]), progress, screen)
 
     return fit_members
 

@@ -5,8 +5,10 @@ The path: fit with λ = ∞, set ``λ_max`` to the posterior mean of ``‖W‖�
 ``λ_max·k/n_lambdas`` (k = n_lambdas … 1), each from the first start only, and choose the
 best by the criterion: ``"elbo"`` (every radius fitted on all rows, highest ELBO) or
 ``"validation"`` (best expected log-likelihood of held-out rows, then a refit on all rows at
-the chosen radius: the paper's protocol). The other starts are fitted at the two best radii
-only; each keeps its best fit by the ELBO, and the criterion chooses between them. The ELBO
+the chosen radius: the paper's protocol). With the ELBO, a radius that trails its chain's
+best by more than ``SCREEN_MARGIN`` per row stops early (from epoch ``SCREEN_AFTER_EPOCHS``).
+The other starts are fitted at the two best radii only; each keeps its best fit by the ELBO,
+and the criterion chooses between them. The ELBO
 is the default because the paper's ⌊0.1n⌉ held-out rows are too few to rank radii at n = 100
 (``docs/findings.md``).
 """
@@ -29,6 +31,13 @@ VALIDATION_FRACTION = 0.1
 CRITERIA = ("elbo", "validation")
 POLISHED_RADII = 2
 """Radii (the best by the criterion after one start each) fitted again from every start."""
+SCREEN_AFTER_EPOCHS = 10
+SCREEN_MARGIN = 0.5
+"""With the ELBO criterion, a radius of the path whose best epoch objective (negative ELBO
+per row) trails its chain's best radius by more than ``SCREEN_MARGIN`` from epoch
+``SCREEN_AFTER_EPOCHS`` on stops there (``prodag.inference.Screen``): on the stability
+benchmark's data such a radius ended at least 0.3 per row (30 nats at n = 100) below the
+best, never among the polished radii nor a contender of the mixture (``docs/findings.md``)."""
 N_DRAWS_FOR_LAM_MAX = 1000
 """Posterior draws of the λ = ∞ fit whose mean ``‖W‖₁`` is ``λ_max``."""
 
@@ -88,9 +97,11 @@ class MemberSpec(NamedTuple):
     key: Any
 
 
-FitMembers = Callable[[list, str], list]
-"""``fit_members(specs, stage)``: fit every ``MemberSpec`` (one batch) and return one fit
-per spec, in order; ``stage`` names the batch on the progress bar."""
+FitMembers = Callable[..., list]
+"""``fit_members(specs, stage, screen=None)``: fit every ``MemberSpec`` (one batch) and
+return one fit per spec, in order; ``stage`` names the batch on the progress bar;
+``screen=(after, margin)`` stops the members trailing their chain's best
+(``prodag.inference.Screen``)."""
 
 
 def select_lambda(fit_path: FitMembers, lam_max_of: Callable[[int, Any, Any], float],
@@ -123,7 +134,8 @@ def select_lambda(fit_path: FitMembers, lam_max_of: Callable[[int, Any, Any], fl
 
     firsts = fit_path([MemberSpec(c, float(lam), 0, radius_key(c, i, 0))
                        for c in chains for i, lam in enumerate(grids[c])],
-                      f"{n_lambdas} radii")
+                      f"{n_lambdas} radii", (SCREEN_AFTER_EPOCHS, SCREEN_MARGIN)
+                      if criterion == "elbo" and refit is None else None)
     results = [[[firsts[c * n_lambdas + i]] for i in range(n_lambdas)] for c in chains]
     scores = [[score(c, results[c][i][0], float(lam), score_key[c])
                for i, lam in enumerate(grids[c])] for c in chains]

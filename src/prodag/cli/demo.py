@@ -12,7 +12,7 @@ from prodag.cli import options as o
 from prodag.cli.errors import friendly_errors
 from prodag.cli.files import log_transform
 from prodag.cli.results import (RESULT_FILES, check_out, echo_done, fit_posterior, lam_used,
-                                results_folder, write_json, write_results)
+                                results_folder, stage_seconds, write_json, write_results)
 from prodag.cli.tables import (echo_chains, posterior_metrics, print_edges,
                                print_metrics_table, ranked_edges)
 
@@ -147,7 +147,8 @@ def write_metrics(folder: Path, scores: dict, *, seconds: float, estimator, inte
                   conditions: bool, sem: str, seed: int) -> None:
     """Write ``metrics.json``: the scores against both consensus graphs and the settings."""
     write_json(folder / "metrics.json", {
-        "fit_seconds": round(seconds, 2), "lam_used": lam_used(estimator),
+        "fit_seconds": round(seconds, 2), "stage_seconds": stage_seconds(estimator),
+        "lam_used": lam_used(estimator),
         "preprocessing": "log, then standardise", "interventions": interventions,
         "conditions": conditions, "sem": sem, "seed": seed,
         "graph_18_edges": scores["ProDAG vs 18-edge graph"],

@@ -12,8 +12,8 @@ from prodag.cli.errors import friendly_errors
 from prodag.cli.files import (log_transform, parse_sep, read_table, split_conditions,
                               split_interventions)
 from prodag.cli.results import (RESULT_FILES, check_out, check_settings, echo_done,
-                                fit_posterior, lam_used, results_folder, write_json,
-                                write_results)
+                                fit_posterior, lam_used, results_folder, stage_seconds,
+                                write_json, write_results)
 from prodag.cli.tables import UnitsOption, echo_chains, print_edges, ranked_edges
 from prodag.interventions import intervention_mask
 from prodag.resources import check_draws
@@ -161,7 +161,7 @@ def write_summary(folder: Path, estimator, results: dict, *, data: Path, frame, 
         "knowledge": None if knowledge is None else knowledge.as_names(variables),
         "lam_used": lam_used(estimator),
         "mixture_weights": estimator.mixture_weights_.tolist(), "fit_seconds": round(seconds, 2),
-        "chains": estimator.diagnostics_,
+        "stage_seconds": stage_seconds(estimator), "chains": estimator.diagnostics_,
         "sortability": estimator.diagnostics_.get("sortability"),
         "expected_edges": float(results["probabilities"].sum()),
         "edges": ranked[ranked["probability"] >= threshold].to_dict(orient="records"),

@@ -166,6 +166,11 @@ def lam_used(estimator) -> float | None:
     return lam if math.isfinite(lam) else None
 
 
+def stage_seconds(estimator) -> dict:
+    """Seconds of each stage of the fit (``fit_seconds_``), rounded for JSON."""
+    return {stage: round(value, 2) for stage, value in estimator.fit_seconds_.items()}
+
+
 def describe_lam(estimator) -> str:
     """One sentence naming the radius the fit used and how it came about."""
     lam = float(estimator.lam_)

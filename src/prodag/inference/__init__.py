@@ -6,7 +6,8 @@ model and runs batches of members (``fit_members``).
 """
 
 from prodag.inference.engine import (SCORE_CHUNK, SECONDS_PER_CALL, FitResult,  # noqa: F401
-                                     VariationalInference, epochs_per_call, member_layout)
+                                     Screen, VariationalInference, epochs_per_call,
+                                     member_layout)
 from prodag.inference.kernels import (FitState, Members, OptimiserOptions, Params,  # noqa: F401
                                       compacted_size, elbo_loss, epoch, init_state,
                                       member_data, negative_elbos, noise_variance_of,

@@ -57,6 +57,26 @@ class FitResult(NamedTuple):
     """Negative ELBO per row at ``params``: the score for comparing restarts and radii."""
 
 
+class Screen(NamedTuple):
+    """Members stopped early for trailing their group: from epoch ``after`` on, a running
+    member whose best epoch objective (negative ELBO per row) is more than ``margin`` above
+    the best of its group (``groups (M,)``: members fitting the same data) stops as if it had
+    converged. For a λ path's radii, whose ELBOs are compared: one that trails its chain's
+    best by that much does not end up among the best (``docs/findings.md``)."""
+
+    groups: np.ndarray
+    after: int
+    margin: float
+
+    def trailing(self, best: np.ndarray, rows: np.ndarray, still: np.ndarray,
+                 group_best: np.ndarray) -> np.ndarray:
+        """``(R,)`` which running rows (members ``rows (R,)``, their ``best (R,)``) trail
+        their group; ``group_best (G,)`` is updated with ``best``."""
+        group = self.groups[rows]
+        np.minimum.at(group_best, group, best)
+        return still & (best > group_best[group] + self.margin)
+
+
 class VariationalInference:
     """The compiled kernels for one model, projection, prior and set of options.
 
@@ -165,19 +185,23 @@ class VariationalInference:
     # ---- the batched device loop --------------------------------------------------------
 
     def fit_members(self, starts: list[Params], keys: jax.Array, members: Members, data: Any,
-                    progress: Progress | None = None) -> list[FitResult]:
+                    progress: Progress | None = None,
+                    screen: Screen | None = None) -> list[FitResult]:
         """Optimise every member from its start, ``starts[m]``, with its key ``keys (M, 2)``,
         on data set ``members.data_index[m]`` of ``data`` (``model.prepare_data`` of each
         set, stacked along a leading axis); returns one ``FitResult`` per member, in order.
 
         Members run in one compiled loop, in as few calls as ``MEMBER_MEMORY_BYTES`` allows;
-        each is scored (``negative_elbos``) with ``fold_in(its key, SCORE_STREAM)``."""
+        each is scored (``negative_elbos``) with ``fold_in(its key, SCORE_STREAM)``. With a
+        ``screen``, members trailing their group stop early (``Screen``)."""
         size = self.members_per_call(starts[0])
         results = []
         for begin in range(0, len(starts), size):
             part = slice(begin, begin + size)
-            results += self._fit_batch(starts[part], keys[part],
-                                       jax.tree.map(lambda x: x[part], members), data, progress)
+            results += self._fit_batch(
+                starts[part], keys[part], jax.tree.map(lambda x: x[part], members), data,
+                progress, None if screen is None else screen._replace(groups=np.asarray(
+                    screen.groups)[part]))
         return results
 
     def members_per_call(self, start: Params) -> int:
@@ -188,7 +212,7 @@ class VariationalInference:
                       * sum(x.size for x in leaf))
         return max(1, MEMBER_MEMORY_BYTES // per_member)
 
-    def _fit_batch(self, starts, keys, members, data, progress) -> list[FitResult]:
+    def _fit_batch(self, starts, keys, members, data, progress, screen) -> list[FitResult]:
         opts = self.options
         n_members = len(starts)
         state = self._init(stack(starts), keys, opts.max_epochs)
@@ -199,14 +223,27 @@ class VariationalInference:
                                     for tree in (state, keys, members))
             data = place(data)
         rows, batch = np.arange(len(keys)), members  # the member on each row of the state
+        if screen is not None:  # padded rows (several devices) form a group of their own
+            groups = np.concatenate([screen.groups, np.full(len(rows) - n_members,
+                                                            np.max(screen.groups) + 1)])
+            screen, group_best = screen._replace(groups=groups), np.full(groups.max() + 1,
+                                                                         np.inf)
         finished: dict[int, tuple] = {}
         epoch, chunk = 0, 1
         while True:
             limit = min(epoch + chunk, opts.max_epochs)
+            if screen is not None and epoch < screen.after:  # the first screening on time
+                limit = min(limit, screen.after)
             began = time.perf_counter()
             state = self._run(state, batch, data, jnp.asarray(limit))
             still = np.asarray(running(state, opts.patience, jnp.asarray(opts.max_epochs)))
             epochs = np.asarray(state.epoch)
+            if screen is not None and epochs.max() >= screen.after:
+                trailing = screen.trailing(np.asarray(state.best), rows, still, group_best)
+                if trailing.any():  # stopped as if converged: the loop leaves them be
+                    state = state._replace(wait=jnp.where(jnp.asarray(trailing),
+                                                          opts.patience, state.wait))
+                    still = still & ~trailing
             chunk = epochs_per_call(time.perf_counter() - began, int(epochs.max()) - epoch,
                                     opts.epochs_per_call)
             epoch = int(epochs.max())
