@@ -25,9 +25,19 @@ start = engine.init_params(3, noise)
 members = engine.members([np.inf, 2.0, 0.5], noise, [0] * 3, [60] * 3, jnp.float32)
 data = stack([LinearSEM().prepare_data(jnp.asarray(X, jnp.float32))])
 fits = engine.fit_members([start] * 3, jax.random.split(jax.random.PRNGKey(0), 3), members, data)
+from prodag.refinement import Refiner, Target
+refiner = Refiner(LinearSEM(), partial(project, method="exact"))
+refined = {}
+for n in (6, 5):  # 6 split evenly; 5 padded to 6 with a copy of the last draw
+    W = jnp.asarray(0.5 * rng.standard_normal((n, 3, 3)), jnp.float32)
+    target = Target(LinearSEM().prepare_data(jnp.asarray(X, jnp.float32)),
+                    jnp.full(n, 2.0, jnp.float32), jnp.ones((n, 1), jnp.float32), 0.0, 1.0)
+    out = refiner.refine({"W": W}, target, jax.random.PRNGKey(1), 30)
+    refined[n] = {"W": out.weights_tilde["W"].tolist(), "lams": out.lams.tolist(),
+                  "acceptance": out.acceptance.tolist()}
 print(json.dumps({"devices": jax.local_device_count(),
                   "epochs": [len(f.history) for f in fits],
-                  "objectives": [f.objective for f in fits]}))
+                  "objectives": [f.objective for f in fits], "refined": refined}))
 """
 
 
@@ -47,3 +57,12 @@ def test_three_members_over_two_devices_fit_as_on_one():
     assert two["epochs"] == one["epochs"] and len(set(one["epochs"])) > 1
     for a, b in zip(one["objectives"], two["objectives"]):
         assert abs(a - b) <= 1e-4 * abs(a)
+    # refinement's draws split over the devices: six draws move as on one device; five are
+    # padded to six and come back five, their acceptance a share of real moves only
+    import numpy as np
+
+    np.testing.assert_allclose(two["refined"]["6"]["W"], one["refined"]["6"]["W"], rtol=1e-4,
+                               atol=1e-5)
+    assert two["refined"]["6"]["acceptance"] == one["refined"]["6"]["acceptance"]
+    assert np.shape(two["refined"]["5"]["W"]) == (5, 3, 3) and len(two["refined"]["5"]["lams"]) == 5
+    assert all(0.0 <= a <= 1.0 for a in two["refined"]["5"]["acceptance"])

@@ -120,6 +120,31 @@ def test_the_target_is_the_prior_times_the_likelihood_of_the_projected_weights()
         assert np.isclose(value[i], log_prior + log_lik[0], rtol=1e-5)
 
 
+def test_a_step_accepts_by_the_target_ratio_and_counts_only_the_counted_draws():
+    """``refinement.step``: an accepted draw holds the proposal and its ``log π``, a rejected
+    one its old state; a padding copy (``counted`` 0) moves but is not counted."""
+    model, project = make_model("linear"), make_projector("exact")
+    X = jnp.asarray(_data(3) - _data(3).mean(axis=0))
+    W_tilde = {"W": 0.3 * jax.random.normal(jax.random.PRNGKey(0), (4, 3, 3))}
+    target = refinement.Target(model.prepare_data(X), jnp.full(4, 2.0), jnp.ones((4, 1)),
+                               0.0, 1.0)
+    state = refinement.init(model, project, W_tilde, target, jnp.array([1, 1, 1, 0]))
+    counts = 0
+    for t in range(20):
+        new, info = refinement.step(model, project, target, state, jax.random.PRNGKey(t))
+        value = refinement.log_target(model, project, new.weights_tilde, target)
+        np.testing.assert_allclose(new.log_target, value, rtol=1e-5)
+        kept = ~np.asarray(info.accepted)
+        np.testing.assert_array_equal(np.asarray(new.weights_tilde["W"])[kept],
+                                      np.asarray(state.weights_tilde["W"])[kept])
+        proposed = np.asarray(new.counts - state.counts)
+        assert proposed[1].sum() == 3  # three counted draws proposed a move each
+        assert proposed[0].sum() == np.asarray(info.accepted)[:3].sum()
+        counts += int(np.asarray(info.accepted).sum())
+        state = new
+    assert 0 < counts < 80  # some moves accepted, some not
+
+
 def test_draw_rows_extend_a_shorter_request():
     key = jax.random.PRNGKey(0)
     long, short = refinement.draw_rows(10, 25, key), refinement.draw_rows(10, 7, key)

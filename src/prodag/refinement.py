@@ -19,13 +19,16 @@ every one is an exact DAG. Each step makes one symmetric proposal of one kind fo
   ``JOINT_SCALES``;
 * ``reverse``: the edge weights of ``j → k`` and ``k → j`` trade places (an edge reversal).
 
-The noise variance stays at its fitted value, and the radius at the component's. The whole run
-is ``lax.scan`` over steps, vectorised over the draws; ``refine`` runs it in blocks of
-``STEPS_PER_CALL`` steps so that a progress bar can follow.
+The noise variance stays at its fitted value, and the radius at the component's. The kernels
+are pure functions over a NamedTuple state, as the variational engine's: ``init`` and
+``step`` (vectorised over the draws), ``run_steps`` (``lax.scan`` over steps); ``Refiner``
+compiles them, runs them in blocks of ``STEPS_PER_CALL`` steps so that a progress bar can
+follow, and splits the draws over the local devices.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -34,10 +37,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from prodag.xla import exact_jit
+from prodag.inference import member_layout, pad_members
 from prodag.models.base import StructuralEquationModel, Weights
 from prodag.posterior import concatenate_draws
 from prodag.projection import Projector
+from prodag.xla import exact_jit
 
 MOVES = ("site", "joint", "reverse")
 MOVE_PROBABILITIES = (0.6, 0.3, 0.1)
@@ -149,56 +153,99 @@ def propose(key: jax.Array, weights_tilde: Weights, edge_weight: str,
     return lax.switch(move, (site, joint, reverse), None), move
 
 
-def _step(model, project, target: Target, carry, key):
-    weights_tilde, current, accepted = carry
+class RefineState(NamedTuple):
+    """The draws under refinement (every leaf with the leading draw axis n)."""
+
+    weights_tilde: Weights
+    log_target: jax.Array
+    """``(n,)`` ``log π`` of each draw."""
+    counts: jax.Array
+    """``(2, len(MOVES))``: the accepted and the proposed moves of each kind, over the draws
+    that ``counted`` marks."""
+    counted: jax.Array
+    """``(n,)`` 1 for a draw, 0 for a copy that pads the draws to the devices."""
+
+
+class StepInfo(NamedTuple):
+    move: jax.Array
+    """The kind of this step's moves (a scalar index into ``MOVES``)."""
+    accepted: jax.Array
+    """``(n,)`` whether each draw's move was accepted."""
+
+
+def init(model: StructuralEquationModel, project: Projector, weights_tilde: Weights,
+         target: Target, counted: jax.Array) -> RefineState:
+    """The state of draws ``weights_tilde`` (``counted (n,)``: see ``RefineState``)."""
+    value = log_target(model, project, weights_tilde, target)
+    return RefineState(weights_tilde, value, jnp.zeros((2, len(MOVES)), value.dtype),
+                       counted.astype(value.dtype))
+
+
+def step(model: StructuralEquationModel, project: Projector, target: Target,
+         state: RefineState, key: jax.Array) -> tuple[RefineState, StepInfo]:
+    """One Metropolis step of every draw (module docstring): one proposal of one kind each,
+    accepted with the target ratio."""
     k_propose, k_accept = jax.random.split(key)
-    proposal, move = propose(k_propose, weights_tilde, model.edge_weight, target.prior_std)
+    proposal, move = propose(k_propose, state.weights_tilde, model.edge_weight,
+                             target.prior_std)
     value = log_target(model, project, proposal, target)
-    accept = jnp.log(jax.random.uniform(k_accept, value.shape, value.dtype)) < value - current
+    accept = (jnp.log(jax.random.uniform(k_accept, value.shape, value.dtype))
+              < value - state.log_target)
     weights_tilde = jax.tree.map(
         lambda new, old: jnp.where(accept.reshape((-1,) + (1,) * (new.ndim - 1)), new, old),
-        proposal, weights_tilde)
-    counts = accepted.at[:, move].add(jnp.stack([jnp.sum(accept), accept.size]))
-    return (weights_tilde, jnp.where(accept, value, current), counts), None
+        proposal, state.weights_tilde)
+    counts = state.counts.at[:, move].add(jnp.stack([jnp.sum(accept * state.counted),
+                                                     jnp.sum(state.counted)]))
+    return (RefineState(weights_tilde, jnp.where(accept, value, state.log_target), counts,
+                        state.counted), StepInfo(move, accept))
+
+
+def run_steps(model: StructuralEquationModel, project: Projector, target: Target,
+              state: RefineState, keys: jax.Array) -> RefineState:
+    """``len(keys)`` steps (``lax.scan``), one key ``(2,)`` each."""
+    state, _ = lax.scan(lambda carry, key: (step(model, project, target, carry, key)[0], None),
+                        state, keys)
+    return state
 
 
 class Refiner:
-    """The compiled refinement of one model and projection (``prodag.fitting.refiner`` caches
-    one per configuration)."""
+    """The compiled refinement kernels (``init``, ``run_steps``) of one model and projection
+    (``prodag.fitting.refiner`` caches one per configuration)."""
 
     def __init__(self, model: StructuralEquationModel, project: Projector):
         self.model = model
         self.project = project
-
-        def run(weights_tilde, current, counts, target, keys):
-            carry, _ = lax.scan(lambda c, k: _step(model, project, target, c, k),
-                                (weights_tilde, current, counts), keys)
-            return carry
-
-        self._run = exact_jit(run)
-        self._log_target = exact_jit(lambda w, target: log_target(model, project, w, target))
+        self._init = exact_jit(functools.partial(init, model, project))
+        self._run = exact_jit(functools.partial(run_steps, model, project))
         self._project = exact_jit(lambda w, lams: project_draws(model, project, w, lams))
 
     def refine(self, weights_tilde: Weights, target: Target, key: jax.Array, n_steps: int,
                on_block: Callable[[int], None] | None = None) -> Refined:
         """Move the draws ``weights_tilde`` (pytree, leading axis n) by ``n_steps`` Metropolis
         steps targeting ``π`` (module docstring); ``on_block(steps_done)`` after every
-        block of ``STEPS_PER_CALL`` steps."""
-        weights_tilde = jax.tree.map(jnp.asarray, weights_tilde)
-        current = self._log_target(weights_tilde, target)
-        counts = jnp.zeros((2, len(MOVES)), current.dtype)
+        block of ``STEPS_PER_CALL`` steps. With several local devices the draws are split
+        over them (padded with copies of the last draw, which the acceptance leaves out)."""
+        n = len(target.lams)
+        draws = (jax.tree.map(jnp.asarray, weights_tilde), target.lams, target.noise,
+                 target.resample)
+        if jax.local_device_count() > 1:
+            padded, place = member_layout(n)
+            draws = place(pad_members(draws, padded - n))
+        weights_tilde, lams, noise, resample = draws
+        target = target._replace(lams=lams, noise=noise, resample=resample)
+        state = self._init(weights_tilde, target, jnp.arange(len(lams)) < n)
         done = 0
         while done < n_steps:
             block = min(STEPS_PER_CALL, n_steps - done)
             keys = jax.random.split(jax.random.fold_in(key, done), block)
-            weights_tilde, current, counts = self._run(weights_tilde, current, counts, target,
-                                                       keys)
+            state = self._run(target, state, keys)
             done += block
             if on_block is not None:
                 on_block(done)
-        counts = np.asarray(counts)
-        return Refined(jax.tree.map(np.asarray, weights_tilde), np.asarray(target.lams),
-                       np.asarray(target.noise), counts[0] / np.maximum(counts[1], 1))
+        counts = np.asarray(state.counts)
+        return Refined(jax.tree.map(lambda x: np.asarray(x)[:n], state.weights_tilde),
+                       np.asarray(target.lams)[:n], np.asarray(target.noise)[:n],
+                       counts[0] / np.maximum(counts[1], 1))
 
     def project_draws(self, weights_tilde: dict[str, np.ndarray],
                       lams: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:

@@ -11,4 +11,5 @@ from prodag.inference.engine import (SCORE_CHUNK, SECONDS_PER_CALL, FitResult,  
 from prodag.inference.kernels import (FitState, Members, OptimiserOptions, Params,  # noqa: F401
                                       compacted_size, elbo_loss, epoch, init_state,
                                       member_data, negative_elbos, noise_variance_of,
-                                      over_members, run_epochs, running, stack)
+                                      over_members, pad_members, run_epochs, running,
+                                      stack)
