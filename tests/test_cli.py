@@ -271,11 +271,12 @@ def test_the_demo_refines_its_bagged_draws_by_default(tmp_path, monkeypatch):
 
     built = built_estimators(monkeypatch, demo_command)
     invoke("demo", "--out", tmp_path / "default")
-    invoke("demo", "--out", tmp_path / "none", "--refine-steps", 0)
+    invoke("demo", "--out", tmp_path / "none", "--refine-steps", 0, "--restarts", 5)
     assert built[0].training.refine_steps == demo_command.DEMO_REFINE_STEPS > 0
     assert built[0].bootstrap and built[0].n_chains == demo_command.DEMO_CHAINS
     assert built[0].n_samples == demo_command.DEMO_SAMPLES != ProDAG().n_samples
-    assert built[1].training.refine_steps == 0
+    assert built[0].training.n_restarts == demo_command.DEMO_RESTARTS
+    assert built[1].training.refine_steps == 0 and built[1].training.n_restarts == 5
 
 
 def test_demo_can_treat_every_cell_as_observational_with_the_additive_sem(tmp_path):

@@ -26,6 +26,11 @@ DEMO_SAMPLES = 100
 On seed 0 with 18 bagged, refined chains, L = 100 scores Brier 16.82 and E-SHD 14.81
 against the 17-edge DAG (the empty graph: 17 and 17), L = 50 17.12 and 14.99, in 183 s
 against 141 s (``docs/findings.md``, 2026-11-26)."""
+DEMO_RESTARTS = 3
+"""Fits per bagged chain at its two best radii (the library's default at p = 11 is 7): the
+bags already spread the starts. Seeds 0 and 1 with 3: max |ΔP| 0.284, Brier 16.76 and
+16.36 against the 17-edge DAG, 142 s and 104 s; with 7: 0.294, 16.82 and 16.39, 243 s (beside
+a test run) and 131 s; with 2: 0.278, 16.97 and 16.34 (``docs/findings.md``, 2026-11-26)."""
 DEMO_REFINE_STEPS = 2000
 """Metropolis steps that move the demo's draws towards each resample's own posterior
 (``prodag.refinement``): on these cells they lower the Brier score and raise AUROC
@@ -74,6 +79,9 @@ def demo(
         help="Bag the chains (BayesBag): every chain fits a bootstrap resample of the cells and "
              "the chains share the posterior equally, so no single optimum of the misfitting "
              "linear model takes all the mass.")] = True,
+    restarts: Annotated[int, typer.Option(
+        min=1, help="Fits per chain at its two best radii, mixed by their evidence (the "
+                    "linear SEM's data starts in turn).")] = DEMO_RESTARTS,
     refine_steps: Annotated[int, typer.Option(
         min=0, help="Metropolis steps that move the posterior's draws towards the model's own "
                     "posterior given each chain's resample (0: none).")] = DEMO_REFINE_STEPS,
@@ -114,7 +122,8 @@ def demo(
         frame, targets, labels, sem=sem.value, lam=o.parse_lam(lam), n_samples=n_samples,
         max_epochs=max_epochs, seed=seed, standardize=True, prune=prune,
         intervention_kind="activity" if conditions else "do", n_chains=chains,
-        bootstrap=bootstrap, refine_steps=refine_steps, progress=progress)
+        bootstrap=bootstrap, n_restarts=restarts, refine_steps=refine_steps,
+        progress=progress)
     with results_folder(out, DEMO_FILES) as folder:
         results = write_results(estimator, variables, folder, threshold=threshold,
                                 n_draws=o.N_DRAWS, truth=sachs.graph,
