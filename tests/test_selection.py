@@ -64,7 +64,7 @@ def test_the_path_fits_one_start_per_radius_and_every_start_at_the_two_best():
 
 
 def test_only_the_radii_compared_by_their_elbo_are_screened():
-    _path(lambda lam, restart: lam, n_restarts=2)
+    _path(lambda lam, restart: abs(lam - 6.0), n_restarts=2)
     screen = (selection.SCREEN_AFTER_EPOCHS, selection.SCREEN_MARGIN)
     assert _path.screens == [None, screen, None]  # λ = ∞, the radii, the polished starts
     _path(lambda lam, restart: lam, n_restarts=2, refit=lambda specs, stage: [
@@ -73,9 +73,28 @@ def test_only_the_radii_compared_by_their_elbo_are_screened():
 
 
 def test_a_polished_radius_keeps_its_first_fit_when_no_other_start_beats_it():
-    chosen, calls, _ = _path(lambda lam, restart: lam / 10 + restart, n_restarts=2)
-    assert calls[6:] == [(2.0, (1,)), (4.0, (1,))]
+    # the grid's smallest radius, 2, scores best: 1 and 0.5 are tried below it, and lose
+    chosen, calls, _ = _path(lambda lam, restart: (lam / 10 if lam >= 2 else 1.0) + restart,
+                             n_restarts=2)
+    assert calls[6:] == [(1.0, (0,)), (0.5, (0,)), (2.0, (1,)), (4.0, (1,))]
     assert chosen.lam == 2.0 and chosen.result.restarts == (0,)
+
+
+def test_radii_below_the_grid_are_tried_while_its_smallest_scores_best():
+    """The ELBO peaks at 0.6, below the grid 10 … 2: round one tries 1 and 0.5, round two
+    0.25 and 0.125; 0.5 stays best, so the rounds end and 0.5 and 0.25 are polished."""
+    chosen, calls, batches = _path(lambda lam, restart: abs(lam - 0.6) + restart, n_restarts=2)
+    assert chosen.path["lambdas"] == [10.0, 8.0, 6.0, 4.0, 2.0, 1.0, 0.5, 0.25, 0.125]
+    assert chosen.path["lam_max"] == 10.0 and chosen.lam == 0.5
+    assert [len(batch) for batch in batches] == [1, 5, 2, 2, 2]
+    assert chosen.path["polished"] == [[0.5, pytest.approx(-0.1)], [0.25, pytest.approx(-0.35)]]
+    # always improving: at most BELOW_GRID_ROUNDS rounds
+    chosen, _, batches = _path(lambda lam, restart: lam + restart, n_restarts=1)
+    assert len(chosen.path["lambdas"]) == 5 + selection.BELOW_GRID_ROUNDS * len(
+        selection.BELOW_GRID) and chosen.lam == 0.125
+    # one radius only: nothing to compare, nothing below
+    chosen, _, _ = _path(lambda lam, restart: lam, n_restarts=1, n_lambdas=1)
+    assert chosen.path["lambdas"] == [10.0]
 
 
 def test_one_start_fits_the_path_once_and_keeps_its_best_radius():

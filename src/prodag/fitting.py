@@ -204,6 +204,8 @@ def member_fitter(engine: VariationalInference, rows_of_chain: Sequence[Rows],
         members = engine.members([spec.lam for spec in specs], noise, index,
                                  [sets[i].Z.shape[0] for i in index], dtype)
         if progress is not None:
+            if stage == selection.BELOW_GRID_STAGE and progress.total is not None:
+                progress.set_total(progress.total + len(specs))  # not in the plan's count
             progress.stage(f"{stage}, {len(specs)} fits in a batch")
         if screen is not None:
             screen = Screen(np.array([spec.chain for spec in specs]), *screen)

@@ -13,7 +13,7 @@ def lambda_path(path, estimator, lam: float, check: Checker) -> dict | None:
         check.that(path is None, "'lambda_path_' must be null for a fixed lam")
         return None
     from prodag.parameters import training_options
-    from prodag.selection import CRITERIA
+    from prodag.selection import BELOW_GRID, BELOW_GRID_ROUNDS, CRITERIA
 
     n_lambdas, select_by = (training_options(estimator).n_lambdas,
                             training_options(estimator).select_by)
@@ -24,9 +24,10 @@ def lambda_path(path, estimator, lam: float, check: Checker) -> dict | None:
                "(and polished)")
     lambdas, scores = path["lambdas"], path["scores"]
     numbers = (int, float)
-    check.that(isinstance(lambdas, list) and len(lambdas) == n_lambdas
+    most = n_lambdas + BELOW_GRID_ROUNDS * len(BELOW_GRID)  # with the radii below the grid
+    check.that(isinstance(lambdas, list) and n_lambdas <= len(lambdas) <= most
                and all(isinstance(v, numbers) and 0 < v < math.inf for v in lambdas),
-               f"'lambda_path_.lambdas' must be {n_lambdas} positive radii")
+               f"'lambda_path_.lambdas' must be {n_lambdas} to {most} positive radii")
     check.that(isinstance(scores, list) and len(scores) == len(lambdas)
                and all(isinstance(v, numbers) for v in scores),
                "'lambda_path_.scores' must be one number per radius")

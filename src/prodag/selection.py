@@ -3,7 +3,8 @@ functions (they return the path; nothing is stored on an estimator).
 
 The path: fit with λ = ∞, set ``λ_max`` to the posterior mean of ``‖W‖₁``, fit the radii
 ``λ_max·k/n_lambdas`` (k = n_lambdas … 1), each from the first start only, and choose the
-best by the criterion: ``"elbo"`` (every radius fitted on all rows, highest ELBO) or
+best by the criterion: ``"elbo"`` (every radius fitted on all rows, highest ELBO; radii
+below the grid are tried while its smallest scores best, ``BELOW_GRID``) or
 ``"validation"`` (best expected log-likelihood of held-out rows, then a refit on all rows at
 the chosen radius: the paper's protocol). With the ELBO, a radius that trails its chain's
 best by more than ``SCREEN_MARGIN`` per row stops early (from epoch ``SCREEN_AFTER_EPOCHS``).
@@ -38,6 +39,15 @@ per row) trails its chain's best radius by more than ``SCREEN_MARGIN`` from epoc
 ``SCREEN_AFTER_EPOCHS`` on stops there (``prodag.inference.Screen``): on the stability
 benchmark's data such a radius ended at least 0.3 per row (30 nats at n = 100) below the
 best, never among the polished radii nor a contender of the mixture (``docs/findings.md``)."""
+BELOW_GRID = (0.5, 0.25)
+"""With the ELBO criterion, where a chain's smallest radius scores best, the radii tried below
+it (as shares of it), from the first start, while the smallest still scores best (at most
+``BELOW_GRID_ROUNDS`` times): at p = 100 the ELBO still improves below ``λ_max/10``, whose
+draws' ‖W‖₁ is mostly their spread over p² entries (``docs/findings.md``)."""
+BELOW_GRID_ROUNDS = 2
+BELOW_GRID_STAGE = "radii below the grid"
+"""The stage name of those fits: the plan's count of fits (``procedure.n_fits``) leaves them
+out, so the progress bar's total grows by them when they run."""
 N_DRAWS_FOR_LAM_MAX = 1000
 """Posterior draws of the λ = ∞ fit whose mean ``‖W‖₁`` is ``λ_max``."""
 
@@ -139,8 +149,21 @@ def select_lambda(fit_path: FitMembers, lam_max_of: Callable[[int, Any, Any], fl
     results = [[[firsts[c * n_lambdas + i]] for i in range(n_lambdas)] for c in chains]
     scores = [[score(c, results[c][i][0], float(lam), score_key[c])
                for i, lam in enumerate(grids[c])] for c in chains]
+    lam_max = [float(grids[c][0]) for c in chains]
+    for _ in range(BELOW_GRID_ROUNDS if refit is None and n_lambdas > 1 else 0):
+        low = [c for c in chains if _best_indices(scores[c], 1)[0] == len(grids[c]) - 1]
+        if not low:
+            break
+        below = [(c, len(grids[c]) + j, float(grids[c][-1] * share))
+                 for c in low for j, share in enumerate(BELOW_GRID)]
+        fits = fit_path([MemberSpec(c, lam, 0, radius_key(c, i, 0)) for c, i, lam in below],
+                        BELOW_GRID_STAGE)
+        for (c, _, lam), fit in zip(below, fits):
+            grids[c] = np.append(grids[c], lam)
+            results[c].append([fit])
+            scores[c].append(score(c, fit, lam, score_key[c]))
     paths = [{"lambdas": grids[c].tolist(), "criterion": criterion, "scores": scores[c],
-              "lam_max": float(grids[c][0])} for c in chains]
+              "lam_max": lam_max[c]} for c in chains]
     if refit is not None:
         chosen = [float(grids[c][int(np.nanargmax(scores[c]))]) for c in chains]
         fits = refit([MemberSpec(c, chosen[c], r, jax.random.fold_in(refit_key[c], r))

@@ -178,8 +178,9 @@ def describe_lam(estimator) -> str:
     from prodag.parameters import training_options
 
     training = training_options(estimator)
-    how = (f", chosen by {training.select_by} among {training.n_lambdas} radii"
-           if estimator.lam == "auto" else "")
+    radii = (len(estimator.lambda_path_["lambdas"]) if estimator.lambda_path_
+             else training.n_lambdas)
+    how = f", chosen by {training.select_by} among {radii} radii" if estimator.lam == "auto" else ""
     return f"l1 radius lam = {text}{how}."
 
 
