@@ -268,7 +268,7 @@ def test_members_trailing_their_group_stop_where_the_screen_says(data):
     engine = VariationalInference(
         LinearSEM(), EXACT, OptimiserOptions(n_samples=8, max_epochs=40, patience=2,
                                              steps_per_epoch=3, epochs_per_call=1))
-    lams, groups, after, margin = [np.inf, 0.3, 0.05, 3.0, 0.05], np.array([0, 0, 0, 1, 1]), 3, 0.3
+    lams, groups, after = [np.inf, 0.3, 0.05, 3.0, 0.05], np.array([0, 0, 0, 1, 1]), 3
     members = engine.members(lams, noise, [0] * 5, [60] * 5, jnp.float32)
     start = engine.init_params(3, noise)
 
@@ -278,18 +278,15 @@ def test_members_trailing_their_group_stop_where_the_screen_says(data):
                                   screen)
 
     free = [fit.history for fit in fit(None)]
+    gaps = [[np.min(history[:e]) - min(np.min(free[j][:e])
+                                        for j in np.flatnonzero(groups == groups[k]))
+             for e in range(after, len(history))] for k, history in enumerate(free)]
+    # a margin that no gap comes within rounding of, so the oracle's decisions are clear
+    margin = next(m for m in (0.3, 0.35, 0.4, 0.45, 0.5)
+                  if all(abs(gap - m) > 1e-3 for member in gaps for gap in member))
     screened = fit(Screen(groups, after, margin))
-    expected = []
-    for k, history in enumerate(free):
-        stop = len(history)
-        for e in range(after, len(history)):
-            group_best = min(np.min(free[j][:e]) for j in np.flatnonzero(groups == groups[k]))
-            gap = np.min(history[:e]) - group_best
-            assert abs(gap - margin) > 1e-3  # no decision within rounding of the margin
-            if gap > margin:
-                stop = e
-                break
-        expected.append(stop)
+    expected = [next((after + i for i, gap in enumerate(member) if gap > margin), len(history))
+                for member, history in zip(gaps, free)]
     assert [len(fit.history) for fit in screened] == expected
     assert expected != [len(h) for h in free]  # the screen stopped someone
     for k, fit in enumerate(screened):
