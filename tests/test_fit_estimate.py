@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import jax
 import numpy as np
 import pytest
 
@@ -97,3 +98,25 @@ def test_a_300_by_100_fit_is_announced_in_its_first_seconds(tmp_path):
     assert any("may take about" in line for line in lines), "".join(lines)
     assert time.monotonic() - began < 60
     assert not (tmp_path / "out").exists()
+
+
+def test_unplanned_fits_add_to_the_progress_bars_total():
+    """``fitting.member_fitter``: a batch the plan did not count (the radii below the λ grid)
+    grows the bar's total by its fits; a planned batch leaves it."""
+    from prodag import fitting
+    from prodag.selection import MemberSpec
+
+    class Engine:  # a stand-in: the batch's bookkeeping, no fitting
+        def members(self, lams, *_):
+            return lams
+
+        def fit_members(self, starts, keys, members, data, progress, screen):
+            return list(members)
+
+    rows = fitting.Rows(np.zeros((4, 2)), None, [{"w": np.zeros(1)}], {"x": np.zeros(1)})
+    with Progress(5, enabled=False) as progress:
+        fit = fitting.member_fitter(Engine(), [rows], np.ones(2), progress)
+        specs = [MemberSpec(0, lam, 0, jax.random.PRNGKey(0)) for lam in (1.0, 0.5)]
+        fit(specs, "planned")
+        assert progress.total == 5
+        assert fit(specs, "below", unplanned=True) == [1.0, 0.5] and progress.total == 7

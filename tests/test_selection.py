@@ -22,7 +22,7 @@ def _path(objective_of, n_restarts, n_lambdas=5, refit=None, n_chains=1):
     calls, batches = [], []
     _path.screens = []  # each batch's screen argument
 
-    def fit_path(specs, stage, screen=None):
+    def fit_path(specs, stage, screen=None, unplanned=False):
         batches.append(specs)
         _path.screens.append(screen)
         for spec in specs:

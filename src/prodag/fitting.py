@@ -190,9 +190,10 @@ def member_fitter(engine: VariationalInference, rows_of_chain: Sequence[Rows],
     batch, spec ``s`` on chain ``s.chain``'s rows ``rows_of_chain[s.chain]`` from its start
     ``s.start`` (chains that share one ``Rows`` share its data in the batch); one
     ``FitResult`` per spec, in order. ``screen=(after, margin)``: a member trailing its
-    chain's best by more than ``margin`` from epoch ``after`` on stops (``Screen``)."""
+    chain's best by more than ``margin`` from epoch ``after`` on stops (``Screen``);
+    ``unplanned``: the fits are beyond the progress bar's total, which gains them."""
 
-    def fit_members(specs: list, stage: str, screen=None) -> list[FitResult]:
+    def fit_members(specs: list, stage: str, screen=None, unplanned=False) -> list[FitResult]:
         sets: list[Rows] = []
         for spec in specs:
             if not any(rows_of_chain[spec.chain] is known for known in sets):
@@ -204,8 +205,8 @@ def member_fitter(engine: VariationalInference, rows_of_chain: Sequence[Rows],
         members = engine.members([spec.lam for spec in specs], noise, index,
                                  [sets[i].Z.shape[0] for i in index], dtype)
         if progress is not None:
-            if stage == selection.BELOW_GRID_STAGE and progress.total is not None:
-                progress.set_total(progress.total + len(specs))  # not in the plan's count
+            if unplanned and progress.total is not None:
+                progress.set_total(progress.total + len(specs))
             progress.stage(f"{stage}, {len(specs)} fits in a batch")
         if screen is not None:
             screen = Screen(np.array([spec.chain for spec in specs]), *screen)

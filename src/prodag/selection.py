@@ -45,9 +45,6 @@ it (as shares of it), from the first start, while the smallest still scores best
 ``BELOW_GRID_ROUNDS`` times): at p = 100 the ELBO still improves below ``λ_max/10``, whose
 draws' ‖W‖₁ is mostly their spread over p² entries (``docs/findings.md``)."""
 BELOW_GRID_ROUNDS = 2
-BELOW_GRID_STAGE = "radii below the grid"
-"""The stage name of those fits: the plan's count of fits (``procedure.n_fits``) leaves them
-out, so the progress bar's total grows by them when they run."""
 N_DRAWS_FOR_LAM_MAX = 1000
 """Posterior draws of the λ = ∞ fit whose mean ``‖W‖₁`` is ``λ_max``."""
 
@@ -108,10 +105,11 @@ class MemberSpec(NamedTuple):
 
 
 FitMembers = Callable[..., list]
-"""``fit_members(specs, stage, screen=None)``: fit every ``MemberSpec`` (one batch) and
-return one fit per spec, in order; ``stage`` names the batch on the progress bar;
+"""``fit_members(specs, stage, screen=None, unplanned=False)``: fit every ``MemberSpec`` (one
+batch) and return one fit per spec, in order; ``stage`` names the batch on the progress bar;
 ``screen=(after, margin)`` stops the members trailing their chain's best
-(``prodag.inference.Screen``)."""
+(``prodag.inference.Screen``); ``unplanned``: fits the plan's count (``procedure.n_fits``)
+leaves out, which the progress bar's total gains when they run."""
 
 
 def select_lambda(fit_path: FitMembers, lam_max_of: Callable[[int, Any, Any], float],
@@ -157,7 +155,7 @@ def select_lambda(fit_path: FitMembers, lam_max_of: Callable[[int, Any, Any], fl
         below = [(c, len(grids[c]) + j, float(grids[c][-1] * share))
                  for c in low for j, share in enumerate(BELOW_GRID)]
         fits = fit_path([MemberSpec(c, lam, 0, radius_key(c, i, 0)) for c, i, lam in below],
-                        BELOW_GRID_STAGE)
+                        "radii below the grid", unplanned=True)
         for (c, _, lam), fit in zip(below, fits):
             grids[c] = np.append(grids[c], lam)
             results[c].append([fit])
