@@ -11,7 +11,8 @@ PACKAGES = {"prodag": ROOT / "src" / "prodag", "benchmarks": ROOT / "benchmarks"
 
 
 def module_files(package: str) -> dict[str, Path]:
-    """``{dotted module name: file}`` of every module of ``package`` (``__init__`` = the package)."""
+    """``{dotted module name: file}`` of every module of ``package`` (``__init__`` = the
+    package)."""
     folder = PACKAGES[package]
     modules = {}
     for path in folder.rglob("*.py"):
@@ -111,12 +112,17 @@ def test_the_cycle_finder_finds_a_cycle_and_the_walk_sees_relative_imports():
 
 
 MAX_MODULE_LINES = 350
+PIPELINE = (("prodag.inputs",), ("prodag.projection",), ("prodag.models",), ("prodag.inference",),
+            ("prodag.posterior", "prodag.config"), ("prodag.io",))
+"""The packages in the order the data flow through them (DESIGN.md): each imports only from
+its own group and the groups before it (and the shared modules at the top of the package)."""
+FIT_STEPS = ("prodag.procedure", "prodag.sampling", "prodag.estimator", "prodag.effects",
+             "prodag.cli")
+"""The fit's steps and what uses a fitted posterior: no package of the pipeline imports them."""
 LAYERS = {  # a module of the first group imports none of the second
-    "the model, projection and inference kernels": (
-        ("prodag.models", "prodag.projection", "prodag.inference", "prodag.variational",
-         "prodag.streams", "prodag.xla"),
-        ("prodag.estimator", "prodag.procedure", "prodag.sampling", "prodag.spec",
-         "prodag.persistence", "prodag.cli")),
+    **{" and ".join(name.removeprefix("prodag.") for name in group): (
+        group, tuple(name for later in PIPELINE[i + 1:] for name in later) + FIT_STEPS)
+       for i, group in enumerate(PIPELINE)},
     "the library": (("prodag",), ("prodag.cli",)),
 }
 
@@ -168,5 +174,13 @@ def test_the_layers_import_downwards_only(layer):
 
 
 def test_the_private_use_finder_finds_one(tmp_path):
-    path = _write(tmp_path, "from prodag import fitting\nfitting._secret(1)\nfitting.public()\n")
-    assert private_uses(path, {"prodag.fitting"}) == ["fitting._secret"]
+    path = _write(tmp_path,
+                  "from prodag.inference import fitting\nfitting._secret(1)\nfitting.public()\n")
+    assert private_uses(path, {"prodag.inference.fitting"}) == ["fitting._secret"]
+
+
+def test_every_package_of_the_library_has_its_place_in_the_pipeline():
+    folder = PACKAGES["prodag"]
+    packages = {f"prodag.{path.name}" for path in folder.iterdir()
+                if (path / "__init__.py").exists()}
+    assert packages == {name for group in PIPELINE for name in group} | {"prodag.cli"}

@@ -1,4 +1,4 @@
-"""The assumption checks before a fit (``prodag.assumptions``): each fires on the shape it is
+"""The assumption checks before a fit (``prodag.inputs.assumptions``): each fires on the shape it is
 for, naming the column and the guide's section, and all stay silent on data from the model
 (the simulator's) and on the Sachs cells as the demo and a user fit them."""
 
@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from prodag import ProDAG, TrainingOptions, datasets, procedure, simulate
-from prodag.assumptions import (GUIDE, LAG1_FLOOR, AssumptionWarning, lag1_autocorrelation,
+from prodag.inputs.assumptions import (GUIDE, LAG1_FLOOR, AssumptionWarning, lag1_autocorrelation,
                                 name_words, warn_assumptions)
-from prodag.interventions import intervention_mask
+from prodag.inputs.interventions import intervention_mask
 
 TINY = dict(lam=2.0, max_epochs=2, n_samples=4, progress=False, n_chains=1,
             training=TrainingOptions(n_restarts=1, init="prior"))
@@ -153,7 +153,7 @@ def test_every_warning_links_a_section_of_the_guide():
     headings = re.findall(r"^#+ (.+)$", (root / GUIDE).read_text(), flags=re.MULTILINE)
     anchors = {re.sub(r"[^\w\- ]", "", h).strip().lower().replace(" ", "-") for h in headings}
     linked = set()
-    for module in ("assumptions.py", "sortability.py"):
+    for module in ("inputs/assumptions.py", "posterior/sortability.py"):
         source = (root / "src" / "prodag" / module).read_text()
         linked |= set(re.findall(r'messages\["([\w-]+)"\]', source))
         linked |= set(re.findall(r"assumptions\.md#([\w-]+)", source))

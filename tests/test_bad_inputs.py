@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 from prodag import ProDAG, TrainingOptions
-from prodag.diagnostics import (CollinearityWarning, SmallSampleWarning, collinear_columns,
+from prodag.inputs.diagnostics import (CollinearityWarning, SmallSampleWarning, collinear_columns,
                                 warn_few_rows)
-from prodag.checks import check_seed
-from prodag.validation import DataError, check_rows
+from prodag.inputs.checks import check_seed
+from prodag.inputs.validation import DataError, check_rows
 
 TINY = dict(lam=2.0, max_epochs=2, n_samples=4, progress=False,
             training=TrainingOptions(n_restarts=1, init="prior"))
@@ -87,7 +87,7 @@ def test_few_rows_warn_and_two_rows_are_refused():
 @pytest.mark.parametrize("value, hint", [("abc", "typo"), ("53,456", "thousands"),
                                          ("1,5", "decimal")])
 def test_a_non_number_is_named_with_its_row_value_and_fix(value, hint):
-    from prodag.validation import check_data
+    from prodag.inputs.validation import check_data
 
     frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": ["1", "2", value, "4"]})
     with pytest.raises(DataError, match=f"'b' \\(row 2: '{value}'\\).*{hint}"):

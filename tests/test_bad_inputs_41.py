@@ -159,7 +159,7 @@ def test_a_missing_value_in_the_interventions_table_is_located(tmp_path, no_fit)
 
 def test_a_radius_that_overflows_is_one_line_naming_the_fix(data_file, no_fit):
     from prodag import ProDAG
-    from prodag.parameters import check_lam
+    from prodag.config.parameters import check_lam
 
     result = invoke("fit", data_file, "--lam", "1e308")
     assert_one_line_error(result, "--lam 1e308", "overflows", "--lam inf")

@@ -11,10 +11,12 @@ import pytest
 
 from cli_support import fitted as fitted_cli  # noqa: F401 (fixture)
 
-from prodag import ProDAG, TrainingOptions, chains, fitting
+from prodag import ProDAG, TrainingOptions
+from prodag.inference import fitting
 from prodag.inference import Params
-from prodag.mixture import evidence_weights
-from prodag.variational import VariationalParams, inverse_softplus
+from prodag.models.variational import VariationalParams, inverse_softplus
+from prodag.posterior import chains
+from prodag.posterior.mixture import evidence_weights
 
 NAMES = ["a", "b", "c"]
 
@@ -134,7 +136,7 @@ def test_the_command_line_reports_the_chains(fitted_cli):
 
 
 def test_bagged_chains_share_the_mass_equally_whatever_their_evidence():
-    from prodag.mixture import bagged_components
+    from prodag.posterior.mixture import bagged_components
 
     # chain 0: two equal fits; chain 1: one fit far better than its other (and than chain 0)
     kept, weights = bagged_components([3.0, 3.0, 1.0, 2.0], [0, 0, 1, 1], n_rows=100)

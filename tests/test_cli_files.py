@@ -178,7 +178,7 @@ def test_an_empty_knowledge_file_names_the_option_and_the_file(tmp_path, no_fit,
 
 def test_an_empty_truth_file_names_the_option_and_the_file(tmp_path):
     from prodag.cli.files import read_graph
-    from prodag.validation import DataError
+    from prodag.inputs.validation import DataError
 
     empty = write(tmp_path / "truth.csv", "")
     with pytest.raises(DataError, match="--truth .*truth.csv is empty"):

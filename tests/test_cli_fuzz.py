@@ -10,7 +10,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from prodag.cli.files import read_table
-from prodag.validation import DataError, check_data
+from prodag.inputs.validation import DataError, check_data
 
 SEPARATORS = [",", ";", "\t", "|"]
 NAMES = st.text(alphabet=string.ascii_letters + "_ ", min_size=1, max_size=6)

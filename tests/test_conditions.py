@@ -1,4 +1,4 @@
-"""Experimental conditions and the kind of intervention (prodag.interventions): a free
+"""Experimental conditions and the kind of intervention (prodag.inputs.interventions): a free
 intercept per condition and variable, and targets whose measured value is a read-out
 (``intervention_kind="activity"``)."""
 
@@ -8,8 +8,8 @@ import pytest
 
 from montecarlo import assert_probabilities_agree, seed_spread
 from prodag import ProDAG, TrainingOptions, procedure
-from prodag.interventions import centre_within, condition_groups
-from prodag.validation import DataError
+from prodag.inputs.interventions import centre_within, condition_groups
+from prodag.inputs.validation import DataError
 
 FAST = dict(lam=2.0, training=TrainingOptions(n_restarts=1), max_epochs=30, seed=0,
             progress=False)

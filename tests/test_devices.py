@@ -25,7 +25,7 @@ start = engine.init_params(3, noise)
 members = engine.members([np.inf, 2.0, 0.5], noise, [0] * 3, [60] * 3, jnp.float32)
 data = stack([LinearSEM().prepare_data(jnp.asarray(X, jnp.float32))])
 fits = engine.fit_members([start] * 3, jax.random.split(jax.random.PRNGKey(0), 3), members, data)
-from prodag.refinement import Refiner, Target
+from prodag.inference.refinement import Refiner, Target
 refiner = Refiner(LinearSEM(), partial(project, method="exact"))
 refined = {}
 for n in (6, 5):  # 6 split evenly; 5 padded to 6 with a copy of the last draw

@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 
 from prodag import ProDAG, TrainingOptions, effects
+from prodag.config.spec import resolve
 from prodag.inference import Params
-from prodag.spec import resolve
 from prodag.models import LinearSEM, make_model
-from prodag.variational import VariationalParams, inverse_softplus
+from prodag.models.variational import VariationalParams, inverse_softplus
 
 NAMES = ["a", "b", "c"]
 

@@ -9,7 +9,7 @@ import pytest
 
 from prodag import NetworkOptions, ProDAG, TrainingOptions
 from prodag.estimator import NotFittedError
-from prodag.validation import DataError
+from prodag.inputs.validation import DataError
 
 NAMES = ["a", "b", "c", "d", "e"]
 CHAIN = np.eye(5, k=1)
@@ -65,7 +65,7 @@ def test_samples_are_exact_dags(path_fit):
 
 
 def test_a_fit_reports_what_orients_its_edges(path_fit, small_fit):
-    from prodag.sortability import scale_orients, sortability
+    from prodag.posterior.sortability import scale_orients, sortability
 
     # unstandardised, the chain's variances grow along it: equal noise orients by them
     report = path_fit.diagnostics_["sortability"]
@@ -144,7 +144,7 @@ def test_the_constructor_has_at_most_20_parameters_and_nest_groups_flat_settings
     import inspect
 
     from prodag import Tiers
-    from prodag.parameters import nest
+    from prodag.config.parameters import nest
 
     assert len(inspect.signature(ProDAG).parameters) <= 20
     kwargs = nest({"n_restarts": 2, "bias": False, "lam": 1.0, "tiers": [["a"], ["b"]],
@@ -259,8 +259,8 @@ def test_x_val_without_validation_selection_warns():
 
 
 def _starts(est, Z):
-    from prodag import fitting
-    from prodag.spec import resolve
+    from prodag.config.spec import resolve
+    from prodag.inference import fitting
 
     spec = resolve(est, None, Z.shape[1])
     engine = fitting.engine(spec.config, spec.optimiser, 0.0, 1.0, False)
@@ -269,11 +269,11 @@ def _starts(est, Z):
 
 
 def test_data_start_begins_at_the_ordered_regression():
-    from prodag.fitting import DATA_START_STD
-    from prodag.initialization import linear_start
+    from prodag.inference.fitting import DATA_START_STD
+    from prodag.inference.initialization import linear_start
 
-    from prodag.initialization import ORDER_SEARCH_STARTS
-    from prodag.order_search import searched_orders
+    from prodag.inference.initialization import ORDER_SEARCH_STARTS
+    from prodag.inference.order_search import searched_orders
 
     est = ProDAG(lam=1.0, seed=0, progress=False, training=TrainingOptions(n_restarts=3))
     Z = _chain_data(500).to_numpy()
@@ -291,7 +291,7 @@ def test_data_start_begins_at_the_ordered_regression():
 
 
 def test_the_additive_sems_data_starts_alternate_linear_and_additive():
-    from prodag.initialization import additive_start, linear_start
+    from prodag.inference.initialization import additive_start, linear_start
 
     est = ProDAG(sem="additive", lam=1.0, seed=0, progress=False,
                  training=TrainingOptions(n_restarts=5))
@@ -311,7 +311,7 @@ def test_the_additive_sems_data_starts_alternate_linear_and_additive():
     ("linear", None, {"noise_variance": "estimate"}, 3), ("mlp", None, {}, 1),
     ("mlp", 2, {}, 2), ("additive", None, {}, 3)])
 def test_default_restarts_depend_on_the_sem(sem, restarts, options, expected):
-    from prodag.parameters import nest
+    from prodag.config.parameters import nest
 
     est = ProDAG(**nest({"sem": sem, "lam": 1.0, "n_restarts": restarts, "progress": False,
                          **options}))

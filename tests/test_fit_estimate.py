@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from prodag import ProDAG, TrainingOptions, estimator as estimator_module
+from prodag.config.spec import resolve
 from prodag.procedure import n_fits
 from prodag.progress import Progress
 from prodag.resources import TYPICAL_EPOCHS, fit_seconds, format_duration
-from prodag.spec import resolve
 
 SOURCE = Path(__file__).resolve().parents[1] / "src"
 
@@ -103,8 +103,8 @@ def test_a_300_by_100_fit_is_announced_in_its_first_seconds(tmp_path):
 def test_unplanned_fits_add_to_the_progress_bars_total():
     """``fitting.member_fitter``: a batch the plan did not count (the radii below the λ grid)
     grows the bar's total by its fits; a planned batch leaves it."""
-    from prodag import fitting
-    from prodag.selection import MemberSpec
+    from prodag.inference import fitting
+    from prodag.inference.selection import MemberSpec
 
     class Engine:  # a stand-in: the batch's bookkeeping, no fitting
         def members(self, lams, *_):

@@ -7,8 +7,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from prodag import variational
 from prodag.inference import Params, OptimiserOptions, VariationalInference
+from prodag.models import variational
 from prodag.models import LinearSEM
 from prodag.projection import project
 
@@ -175,8 +175,8 @@ def test_an_epoch_moves_the_active_members_only_and_alike_in_any_batching(data, 
     member's state is untouched, bit for bit, and the others move exactly as in an epoch of
     all three; every batching (all at once, one at a time, two at a time) gives the same
     epoch within float rounding."""
-    from prodag.xla import exact_jit
     from prodag.inference import epoch, init_state, stack
+    from prodag.xla import exact_jit
 
     _, prepared = data
     noise = np.ones(3, np.float32)

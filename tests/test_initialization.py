@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from prodag import simulate
-from prodag.initialization import (additive_start, linear_start, ordered_regression,
+from prodag.inference.initialization import (additive_start, linear_start, ordered_regression,
                                    top_down_order)
 
 
@@ -70,7 +70,7 @@ def test_linear_start_regresses_along_a_given_order():
 def test_relu_network_start_computes_the_linear_start(hidden_units, hidden_layers):
     import jax.numpy as jnp
 
-    from prodag.initialization import relu_network_start
+    from prodag.inference.initialization import relu_network_start
     from prodag.models.mlp import MLPSEM
 
     rng = np.random.default_rng(0)
@@ -86,7 +86,7 @@ def test_relu_network_start_computes_the_linear_start(hidden_units, hidden_layer
 
 
 def test_relu_network_start_needs_a_pair_of_units():
-    from prodag.initialization import relu_network_start
+    from prodag.inference.initialization import relu_network_start
 
     with pytest.raises(ValueError, match="hidden_units"):
         relu_network_start(np.eye(3), 1, 1)

@@ -1,14 +1,14 @@
-"""Interventional data (prodag.interventions): reading the targets, the likelihood that leaves
-intervened equations out, the simulator, and an intervention that orients an edge."""
+"""Interventional data (prodag.inputs.interventions): reading the targets, the likelihood that
+leaves intervened equations out, the simulator, and an intervention that orients an edge."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from prodag import ProDAG, TrainingOptions, simulate
-from prodag.interventions import intervention_mask
+from prodag.inputs.interventions import intervention_mask
+from prodag.inputs.validation import DataError
 from prodag.models import make_model
-from prodag.validation import DataError
 
 NAMES = ["a", "b", "c"]
 

@@ -1,4 +1,4 @@
-"""Prior knowledge (prodag.knowledge): reading and checking it, the constrained projection
+"""Prior knowledge (prodag.inputs.knowledge): reading and checking it, the constrained projection
 against brute force, and fits that respect it in every sample."""
 
 import itertools
@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from prodag import NetworkOptions, ProDAG, Tiers, TrainingOptions, project
 from prodag.graph import is_dag
-from prodag.knowledge import Knowledge, KnowledgeError
+from prodag.inputs.knowledge import Knowledge, KnowledgeError
 
 NAMES = ["a", "b", "c", "d", "e"]
 
@@ -66,7 +66,7 @@ def test_contradictory_or_malformed_knowledge_is_an_error_naming_it(knowledge, m
 
 
 def test_contradictory_knowledge_fails_before_any_fitting(monkeypatch):
-    from prodag import fitting
+    from prodag.inference import fitting
 
     monkeypatch.setattr(fitting, "engine", lambda *a, **k: pytest.fail("fitting started"))
     X = pd.DataFrame(np.random.default_rng(0).standard_normal((30, 5)), columns=NAMES)

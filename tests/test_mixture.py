@@ -1,11 +1,12 @@
-"""The mixture posterior (prodag.mixture): evidence weights, sampling, and a fitted mixture
-that saves and loads exactly."""
+"""The mixture posterior (prodag.posterior.mixture): evidence weights, sampling, and a fitted
+mixture that saves and loads exactly."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from prodag import ProDAG, TrainingOptions, mixture
+from prodag import ProDAG, TrainingOptions
+from prodag.posterior import mixture
 
 
 def test_identical_components_share_the_mass_equally():

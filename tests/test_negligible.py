@@ -5,7 +5,8 @@ import warnings
 import numpy as np
 import pytest
 
-from prodag import ProDAG, negligible
+from prodag import ProDAG
+from prodag.posterior import negligible
 
 # x0 ~ N(0, 1); x1 = 2 x0 + e1 (var 4); x2 = x0 - 0.5 x1 + e2 (var 0.25) = -0.5 e1 + e2
 W = np.zeros((3, 3))
@@ -60,7 +61,7 @@ def test_the_required_edge_stays_and_every_output_sees_the_same_edges(independen
 
 
 def test_the_chains_diagnostic_counts_edges_as_the_posterior_does(monkeypatch):
-    from prodag import chains
+    from prodag.posterior import chains
 
     seen, diagnose = [], chains.diagnose
     monkeypatch.setattr(chains, "diagnose", lambda probabilities, *args, **options: (

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from prodag import simulate
-from prodag.order_search import OrderScore, best_order, insertion_scores
+from prodag.inference.order_search import OrderScore, best_order, insertion_scores
 
 
 def _bic(X, k, parents):
@@ -96,9 +96,9 @@ def test_best_order_ignores_each_columns_units_and_the_columns_order():
 
 
 def test_the_linear_sems_data_starts_follow_the_top_down_and_the_searched_orders():
-    from prodag.initialization import (ORDER_SEARCH_STARTS, linear_start, n_searched_graphs,
+    from prodag.inference.initialization import (ORDER_SEARCH_STARTS, linear_start, n_searched_graphs,
                                        start_means)
-    from prodag.order_search import searched_orders
+    from prodag.inference.order_search import searched_orders
 
     data = simulate.dataset(p=8, s=10, n=100, seed=6)
     X = data.X - data.X.mean(axis=0)
@@ -118,7 +118,7 @@ def test_the_linear_sems_data_starts_follow_the_top_down_and_the_searched_orders
 
 
 def test_the_top_down_order_matches_one_regression_per_variable_and_place():
-    from prodag.order_search import conditional_variance, top_down_order
+    from prodag.inference.order_search import conditional_variance, top_down_order
 
     rng = np.random.default_rng(3)
     for p, n in ((6, 50), (12, 30)):
@@ -136,8 +136,8 @@ def test_the_variances_left_along_the_top_down_order_are_the_regressions():
     """``top_down``'s pivots against one least-squares regression per place, with more rows
     than variables and with fewer (a singular covariance: the later variables have none
     left); and the noise start that uses them."""
-    from prodag.initialization import noise_variance_start
-    from prodag.order_search import conditional_variance, top_down
+    from prodag.inference.initialization import noise_variance_start
+    from prodag.inference.order_search import conditional_variance, top_down
 
     rng = np.random.default_rng(4)
     for p, n in ((8, 50), (12, 6)):
@@ -154,7 +154,7 @@ def test_the_variances_left_along_the_top_down_order_are_the_regressions():
 
 
 def test_beyond_the_searched_size_best_order_returns_its_first_order(monkeypatch):
-    from prodag import order_search
+    from prodag.inference import order_search
 
     X = np.random.default_rng(0).normal(size=(40, 5))
     covariance = (X - X.mean(0)).T @ (X - X.mean(0)) / 40

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from prodag import ProDAG, TrainingOptions
-from prodag.persistence import ModelFileError
+from prodag.io.persistence import ModelFileError
 
 NAMES = ["a", "b", "c"]
 
@@ -134,11 +134,12 @@ def test_a_file_written_in_format_5_loads_with_grouped_parameters(monkeypatch):
     """``tests/data/model_format5.npz`` was written by the format-5 code (flat parameters,
     ``lam=None``, ``forbid_within_tiers``, ``mix_radii``); it loads into the grouped
     parameters and draws what that code drew (``model_format5_draws.npz``, ``seed=1``), before
-    the entries of negligible effect were dropped from draws (``prodag.negligible``, off
+    the entries of negligible effect were dropped from draws (``prodag.posterior.negligible``, off
     here)."""
     from pathlib import Path
 
-    from prodag import Tiers, negligible
+    from prodag import Tiers
+    from prodag.posterior import negligible
 
     monkeypatch.setattr(negligible, "EFFECT_SIZE", 0.0)
 

@@ -1,4 +1,4 @@
-"""Metropolis refinement (``prodag.refinement``, ``TrainingOptions(refine_steps=...)``).
+"""Metropolis refinement (``prodag.inference.refinement``, ``TrainingOptions(refine_steps=...)``).
 
 Oracle: on three nodes the model's exact edge probabilities come from importance sampling
 (``test_reference.three_node_oracle``). The fitted mixture misses them; its draws refined by
@@ -13,10 +13,11 @@ import pytest
 
 from prodag import ProDAG, TrainingOptions
 from prodag.graph import is_dag
-from prodag.model_file import ModelFileError
+from prodag.inference import refinement
+from prodag.io.model_file import ModelFileError
 from prodag.models import make_model
+from prodag.posterior import negligible
 from prodag.projection import make_projector
-from prodag import negligible, refinement
 from test_reference import _data, three_node_oracle
 
 
@@ -34,7 +35,7 @@ def three_nodes():
 
 def test_refined_draws_reach_the_exact_posterior_on_three_nodes(three_nodes, monkeypatch):
     # the oracle is P(w != 0) under the model: every nonzero entry counts, so the reporting
-    # rule that drops entries of negligible effect (prodag.negligible) is off here
+    # rule that drops entries of negligible effect (prodag.posterior.negligible) is off here
     monkeypatch.setattr(negligible, "EFFECT_SIZE", 0.0)
     X, est = three_nodes
     oracle, oracle_error = three_node_oracle(X, 1.0)

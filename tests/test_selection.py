@@ -1,4 +1,4 @@
-"""The λ path of prodag.selection with stand-in fits: which starts run where, and which
+"""The λ path of prodag.inference.selection with stand-in fits: which starts run where, and which
 radius is kept."""
 
 import math
@@ -7,7 +7,7 @@ import jax
 import numpy as np
 import pytest
 
-from prodag import selection
+from prodag.inference import selection
 
 
 class Fit:

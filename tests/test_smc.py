@@ -1,4 +1,4 @@
-"""Tempered SMC over ``ω̃`` (``prodag.smc``, ``TrainingOptions(sampler="smc")``).
+"""Tempered SMC over ``ω̃`` (``prodag.inference.smc``, ``TrainingOptions(sampler="smc")``).
 
 Oracle: on three nodes the model's exact edge probabilities come from importance sampling
 (``test_reference.three_node_oracle``). The SMC starts from a proposal concentrated on the
@@ -16,12 +16,14 @@ import pytest
 from scipy.special import logsumexp
 from scipy.stats import norm
 
-from prodag import ProDAG, TrainingOptions, populations, refinement, smc
+from prodag import ProDAG, TrainingOptions
 from prodag.graph import is_dag
+from prodag.inference import refinement, smc
 from prodag.inference import Params
 from prodag.models import make_model
+from prodag.models.variational import VariationalParams, inverse_softplus
+from prodag.posterior import populations
 from prodag.projection import make_projector
-from prodag.variational import VariationalParams, inverse_softplus
 from test_reference import _data, three_node_oracle
 
 DTYPE = jax.dtypes.canonicalize_dtype(np.float64)
@@ -182,7 +184,7 @@ def test_populations_that_disagree_are_named_in_the_diagnostic_and_warned_about(
 
 
 def test_the_chains_warning_leaves_a_sampled_posterior_to_its_populations_warning():
-    from prodag import chains
+    from prodag.posterior import chains
 
     disagreeing = chains.diagnose(np.array([[[0.0, 0.9], [0.1, 0.0]], [[0.0, 0.2], [0.1, 0.0]]]),
                                   [-1.0, -2.0], ["a", "b"])

@@ -1,4 +1,4 @@
-"""What orients a posterior's edges (``prodag.sortability``): varsortability and
+"""What orients a posterior's edges (``prodag.posterior.sortability``): varsortability and
 R²-sortability on hand-computed examples, the report's units, and when it is warned about."""
 
 import warnings
@@ -6,8 +6,8 @@ import warnings
 import numpy as np
 import pytest
 
-from prodag.assumptions import AssumptionWarning
-from prodag.sortability import (describe, orientation_report, r_squared, scale_orients,
+from prodag.inputs.assumptions import AssumptionWarning
+from prodag.posterior.sortability import (describe, orientation_report, r_squared, scale_orients,
                                 sortability, warn_scale_orientation)
 
 CHAIN = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]], float)  # x0 -> x1 -> x2
@@ -100,7 +100,7 @@ def test_the_warning_and_the_closing_line():
 
 
 def test_a_constant_column_neither_breaks_r_squared_nor_the_time_order_check():
-    from prodag.assumptions import time_order
+    from prodag.inputs.assumptions import time_order
 
     X = _chain_data(500)
     with_constant = np.column_stack([X, np.ones(500)])

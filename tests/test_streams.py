@@ -4,7 +4,7 @@ import jax
 import numpy as np
 
 from prodag import streams
-from prodag.parameters import rules
+from prodag.config.parameters import rules
 
 
 def test_the_streams_are_distinct_and_clear_of_the_chains():

@@ -11,7 +11,7 @@ import pytest
 
 from montecarlo import assert_means_agree, assert_probabilities_agree, seed_spread
 from prodag import ProDAG, TrainingOptions, procedure
-from prodag.initialization import noise_variance_start
+from prodag.inference.initialization import noise_variance_start
 from prodag.models.linear import LinearSEM
 
 NAMES = ["a", "b", "c", "d"]
@@ -21,8 +21,9 @@ error): the fits are chaotic, so on another CPU rounding alone moves them that f
 N_DRAWS = 1000
 LOG_FLOOR = 0.05
 """Least relative change of a learned noise variance allowed, and least change of a mean
-weight (in X's units, whose columns have standard deviations 1 to 1.6): two seeds may agree more closely than a third fit does (over
-seeds 0-3 the noise variances spread by up to 6%, the mean weights by up to 0.03)."""
+weight (in X's units, whose columns have standard deviations 1 to 1.6): two seeds may agree more
+closely than a third fit does (over seeds 0-3 the noise variances spread by up to 6%, the mean
+weights by up to 0.03)."""
 
 
 def _data(n=300, seed=0):

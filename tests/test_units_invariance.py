@@ -9,8 +9,8 @@ import pytest
 
 from montecarlo import assert_probabilities_agree, seed_spread
 from prodag import ProDAG, TrainingOptions, simulate
-from prodag.chains import ChainDisagreementWarning
-from prodag.preprocessing import ColumnScaleWarning
+from prodag.inputs.preprocessing import ColumnScaleWarning
+from prodag.posterior.chains import ChainDisagreementWarning
 
 FAST = dict(max_epochs=30, n_samples=20, n_chains=1, seed=0, progress=False,
             training=TrainingOptions(n_lambdas=3, n_restarts=1))

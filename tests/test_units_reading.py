@@ -10,8 +10,9 @@ import pandas as pd
 import pytest
 from cli_support import assert_one_line_error, fitted, invoke  # noqa: F401 (fixture)
 
-from prodag import ProDAG, effects, units
+from prodag import ProDAG, effects
 from prodag.cli.tables import ranked_edges
+from prodag.inputs import units
 
 NAMES = ["a", "b", "c"]
 SD = np.array([2.0, 0.5, 10.0])

@@ -1,5 +1,5 @@
-"""Tests for prodag.validation (data tables) and prodag.checks (setting values): accepted
-inputs and one test per error."""
+"""Tests for prodag.inputs.validation (data tables) and prodag.inputs.checks (setting values):
+accepted inputs and one test per error."""
 
 import math
 
@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prodag.checks import check_choice, check_integer, check_positive, check_positive_vector
-from prodag.validation import DataError, check_data
+from prodag.inputs.checks import check_choice, check_integer, check_positive, check_positive_vector
+from prodag.inputs.validation import DataError, check_data
 
 
 # --- accepted inputs --------------------------------------------------------------------------
@@ -201,7 +201,7 @@ def test_check_positive_vector():
 
 
 def test_a_gross_outlier_is_named_in_a_warning():
-    from prodag.validation import OutlierWarning, outliers, warn_outliers
+    from prodag.inputs.validation import OutlierWarning, outliers, warn_outliers
 
     rng = np.random.default_rng(0)
     data = rng.standard_normal((200, 3))
@@ -215,7 +215,7 @@ def test_a_gross_outlier_is_named_in_a_warning():
 
 def test_fit_warns_about_outliers():
     from prodag import ProDAG
-    from prodag.validation import OutlierWarning
+    from prodag.inputs.validation import OutlierWarning
 
     data = np.random.default_rng(1).standard_normal((50, 3))
     data[3, 0] = 1e6
@@ -227,7 +227,7 @@ def test_fit_warns_about_outliers():
                                     dict(p=20, s=40, noise="gumbel"), dict(p=100, s=200)])
 def test_the_noise_scale_check_is_silent_on_data_from_the_model(design, recwarn):
     from prodag import simulate
-    from prodag.diagnostics import warn_noise_scale
+    from prodag.inputs.diagnostics import warn_noise_scale
 
     for seed in range(5):
         data = simulate.dataset(n=100, seed=seed, **design)
@@ -239,7 +239,7 @@ def test_the_noise_scale_check_is_silent_on_data_from_the_model(design, recwarn)
 @pytest.mark.parametrize("scale", [1e6, 1e-6])
 def test_the_noise_scale_check_names_the_quietest_variable_in_wrong_units(scale):
     from prodag import simulate
-    from prodag.diagnostics import NoiseScaleWarning, warn_noise_scale
+    from prodag.inputs.diagnostics import NoiseScaleWarning, warn_noise_scale
 
     data = simulate.dataset(p=6, s=6, n=200, seed=2)
     X = (data.X - data.X.mean(axis=0)) * scale
@@ -261,7 +261,7 @@ def test_fit_warns_about_wrong_units_only_when_the_noise_variance_is_fixed():
     import warnings
 
     from prodag import ProDAG, simulate
-    from prodag.diagnostics import NoiseScaleWarning
+    from prodag.inputs.diagnostics import NoiseScaleWarning
 
     X = simulate.dataset(p=4, s=3, n=100, seed=0).X * 1e6
     options = dict(lam=1.0, max_epochs=2, n_samples=4, n_chains=1, progress=False)

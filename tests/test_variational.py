@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from prodag import variational
+from prodag.models import variational
 
 
 def test_inverse_softplus_inverts_softplus():

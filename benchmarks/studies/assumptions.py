@@ -3,7 +3,7 @@
 For the simulator's data (linear and MLP SEMs, ER graphs with p and 2p edges, p 5-50,
 n 50-2000, Gaussian and exponential noise, seeds 0 … seeds-1) and for the Sachs cells (raw
 and log-transformed; without grouping, within the 9 conditions, within the 7 sets of
-intervention targets), prints the statistic of every check of ``prodag.assumptions`` beside
+intervention targets), prints the statistic of every check of ``prodag.inputs.assumptions`` beside
 its threshold: the median |lag-1 autocorrelation| (as a multiple of 1/√n for the simulator),
 the largest |correlation| between two columns, the fewest distinct values of a column, the
 largest share of a column's sum of squares in one value, the number of sorted columns; and
@@ -21,8 +21,9 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from prodag import assumptions, datasets, simulate
-from prodag.interventions import intervention_mask
+from prodag import datasets, simulate
+from prodag.inputs import assumptions
+from prodag.inputs.interventions import intervention_mask
 
 from .. import RESULTS_DIR
 

@@ -107,7 +107,8 @@ def fit_rows(rows: list, sizes, deadline, repeats=2) -> list[dict]:
 def member_rows(rows: list, most, deadline, p=20, epochs=20) -> list[dict]:
     """A batch of M one-radius members (p = 20, L = 100, ``epochs`` epochs each), M = 1, 2,
     4, ...: on a CPU one member at a time (the default there) and all at once (vmap)."""
-    from prodag import fitting, simulate
+    from prodag import simulate
+    from prodag.inference import fitting
     from prodag.inference import OptimiserOptions, stack
 
     data = simulate.dataset(p, 2 * p, 100, seed=0).X

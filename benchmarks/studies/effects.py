@@ -98,7 +98,7 @@ def score(name: str, seed: int, seconds: float, truth: np.ndarray, nonzero: np.n
 
 def prodag_row(name, seed, data, truth, nonzero, **settings) -> tuple[dict, dict]:
     from prodag import ProDAG
-    from prodag.parameters import nest
+    from prodag.config.parameters import nest
 
     start = time.perf_counter()
     estimator = ProDAG(seed=seed, progress=False, **nest(settings)).fit(data.X)

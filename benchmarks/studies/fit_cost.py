@@ -22,8 +22,9 @@ import time
 import jax
 import numpy as np
 
-from prodag import ProDAG, fitting, procedure
-from prodag.spec import resolve
+from prodag import ProDAG, procedure
+from prodag.config.spec import resolve
+from prodag.inference import fitting
 from prodag.simulate import dataset
 
 from .. import RESULTS_DIR

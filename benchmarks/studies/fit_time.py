@@ -23,7 +23,7 @@ import time
 import warnings
 
 from prodag import ProDAG, metrics, simulate
-from prodag.parameters import nest
+from prodag.config.parameters import nest
 
 from .. import RESULTS_DIR
 from ..suite.synthetic import parse_options

@@ -61,7 +61,7 @@ def topological_order(adjacency: np.ndarray) -> list[int]:
 
 def run_one(seed: int) -> list[dict]:
     from prodag import ProDAG, metrics, simulate
-    from prodag.knowledge import Knowledge
+    from prodag.inputs.knowledge import Knowledge
 
     data = simulate.dataset(P, S, N, seed=seed)
     variants = knowledge_of(data.adjacency, seed)

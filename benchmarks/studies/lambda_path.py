@@ -2,7 +2,7 @@
 cheaper strategies read off the same fits.
 
 For every dataset it fits the λ = ∞ fit and every radius of the default grid from every start
-(the keys ``prodag.selection.select_lambda`` uses), scores each fit against the truth, and
+(the keys ``prodag.inference.selection.select_lambda`` uses), scores each fit against the truth, and
 then replays strategies on these fits:
 
 * ``all``: every start at every radius (33 fits with 3 starts and 10 radii);
@@ -40,8 +40,9 @@ def path_fits(p: int, s: int, n: int, seed: int) -> dict:
     and the four metrics of 1000 posterior samples."""
     import jax
 
-    from prodag import ProDAG, TrainingOptions, fitting, metrics, selection, simulate
-    from prodag.spec import resolve
+    from prodag import ProDAG, TrainingOptions, metrics, simulate
+    from prodag.config.spec import resolve
+    from prodag.inference import fitting, selection
 
     data = simulate.dataset(p, s, n, seed=seed)
     spec = resolve(ProDAG(seed=seed, progress=False), None, p)

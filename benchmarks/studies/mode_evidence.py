@@ -7,7 +7,7 @@ fits one dataset with the defaults and estimates every kept component's ``log Z_
 
 * **importance sampling** with the component itself as the proposal (``M`` draws): the
   estimate's lift over the ELBO and the effective sample size of its weights;
-* **tempered SMC within each component** (``prodag.smc``'s kernel, one population per
+* **tempered SMC within each component** (``prodag.inference.smc``'s kernel, one population per
   component started from it, ``--particles`` particles, ``--steps`` Metropolis steps per
   temperature), run twice with different keys: how far the two runs' ``log Ẑ_k`` lie apart
   says whether such weights are the evidence or noise.
@@ -35,8 +35,9 @@ def importance_sampling(model, project, component, lam, data, noise, prior, key,
     import jax
     import jax.numpy as jnp
 
-    from prodag import refinement, variational
+    from prodag.inference import refinement
     from prodag.inference import noise_variance_of
+    from prodag.models import variational
 
     params = jax.tree.map(jnp.asarray, component)
     draws = variational.sample(params.q, key, m)
@@ -61,7 +62,8 @@ def smc_within_components(estimator, data, noise, key, particles, steps, n_compo
     import jax
     import jax.numpy as jnp
 
-    from prodag import populations, refinement, smc
+    from prodag.inference import refinement, smc
+    from prodag.posterior import populations
 
     spec = estimator.spec_
     prior = (float(spec.training.prior_mean), float(spec.prior_std))

@@ -1,5 +1,5 @@
-"""Cost of the order search (``prodag.order_search.best_order``) of the linear SEM's second
-data start at large p, beside one training epoch's scale: seconds per search for p variables
+"""Cost of the order search (``prodag.inference.order_search.best_order``) of the linear SEM's
+second data start at large p, beside one training epoch's scale: seconds per search for p variables
 and n rows of simulated linear-Gaussian data (ER graph, 2p edges), by number of starts and
 sweeps.
 
@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from prodag import order_search
+from prodag.inference import order_search
 
 from .. import RESULTS_DIR
 from prodag.simulate import dataset

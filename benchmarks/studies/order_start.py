@@ -10,9 +10,9 @@ unit alters):
   per row: lower is better) of the two starting orders under the same model;
 - with λ selected as by default, to score what each start leads to.
 
-The ``data start`` is the model's own (``prodag.initialization.start_means``: the top-down
+The ``data start`` is the model's own (``prodag.inference.initialization.start_means``: the top-down
 order, or, when every variable has its own learned noise variance as by default here, the
-order of ``prodag.order_search``; before 2026-11-25 the top-down order in every case). The
+order of ``prodag.inference.order_search``; before 2026-11-25 the top-down order in every case). The
 ``true order`` start replaces that order by a topological order of the true graph (the ridge
 regressions along it are unchanged). Also
 reported per dataset: the edges of the true graph left undirected in its Markov equivalence
@@ -47,7 +47,7 @@ STARTS = ("data start", "true order")
 def start_order(order: np.ndarray | None):
     """Within the block, the linear data start regresses along ``order`` in place of the
     order it would take (None: unchanged)."""
-    from prodag import initialization
+    from prodag.inference import initialization
 
     original, imposed = initialization.linear_start, order
 
@@ -63,7 +63,7 @@ def start_order(order: np.ndarray | None):
 
 def fit(X, truth, options: dict) -> dict:
     from prodag import ProDAG, metrics
-    from prodag.parameters import nest
+    from prodag.config.parameters import nest
 
     began = time.perf_counter()
     estimator = ProDAG(progress=False, **nest(options)).fit(X)

@@ -25,8 +25,8 @@ import warnings
 import numpy as np
 
 from prodag import ProDAG
+from prodag.config.parameters import nest
 from prodag.metrics import edge_probabilities
-from prodag.parameters import nest
 
 from .. import RESULTS_DIR
 from ..suite.synthetic import parse_options

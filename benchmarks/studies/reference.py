@@ -20,7 +20,7 @@ and its mode in ``log σ²`` is the ELBO's point estimate as n grows). Integrate
 analytically, the likelihood becomes ``RSS^(−n·p/2)`` (equal, ``RSS = Σ_k RSS_k``) or
 ``Π_k RSS_k^(−n/2)`` (per variable), up to constants: with per-variable variances the
 posterior over ``W̃`` is then nearly score-equivalent, so Markov-equivalent orientations
-share its mass (``prodag.smc`` samples the same posterior with ``log σ²`` in its state).
+share its mass (``prodag.inference.smc`` samples the same posterior with ``log σ²`` in its state).
 
 Sampler: ``T`` temperatures ``β_1 = 1 > … > β_T = beta_min`` (geometric) act on the likelihood
 only, ``π_β ∝ prior · likelihood^β``, in each of ``R`` independent replicas. Every step,
@@ -379,8 +379,8 @@ def _compare(data, reference: Reference, p: int, seed: int, n: int, lam: float, 
              n_draws: int, noise: str) -> dict:
     """One ProDAG fit of ``data`` with ``options`` against the ``reference``: a result row."""
     from prodag import ProDAG
+    from prodag.config.parameters import nest
     from prodag.metrics import evaluate
-    from prodag.parameters import nest
 
     noise_variance = 1.0 if noise == "fixed" else noise
     start = time.perf_counter()
@@ -447,7 +447,7 @@ def compare_modes(p: int, seed: int, n: int, lam: float, restarts: int, options:
     component draws it); each component's order is that of its mean (the exact projection of
     ``loc``), and the reference's mass on DAGs consistent with it is reported too."""
     from prodag import ProDAG, ProjectedNormal
-    from prodag.parameters import nest
+    from prodag.config.parameters import nest
     from prodag.projection.exact import exact_positions
     from prodag.simulate import dataset
 

@@ -21,8 +21,8 @@ import warnings
 import numpy as np
 
 from prodag import ProDAG, simulate
-from prodag.assumptions import AssumptionWarning
-from prodag.sortability import r_squared, sortability
+from prodag.inputs.assumptions import AssumptionWarning
+from prodag.posterior.sortability import r_squared, sortability
 
 from .. import RESULTS_DIR
 

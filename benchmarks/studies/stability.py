@@ -3,9 +3,9 @@
 For each dataset, ProDAG (defaults, or ``--option`` settings) is fitted with seeds 0 and 1,
 and the edge probabilities (1000 samples) of the two fits are compared: max and mean
 ``|ΔP|`` over the off-diagonal pairs. Two posteriors are read off the same fits: the
-``mixture`` (every start at the chosen radius, weighted by its evidence: ``prodag.mixture``)
-and the ``best fit`` (its first component alone, the posterior before the mixture). The four
-metrics and the expected calibration error are the mean over the two seeds.
+``mixture`` (every start at the chosen radius, weighted by its evidence:
+``prodag.posterior.mixture``) and the ``best fit`` (its first component alone, the posterior before
+the mixture). The four metrics and the expected calibration error are the mean over the two seeds.
 
 Data: ``--data linear`` (default) simulates linear ER datasets (``--p``, ``--s``, ``--n``,
 datasets 0 … seeds-1); ``--data sachs`` is the demo's pipeline on the bundled Sachs cells
@@ -28,8 +28,8 @@ import warnings
 
 import numpy as np
 
-from prodag.chains import ChainDisagreementWarning
 from prodag.metrics import METRICS
+from prodag.posterior.chains import ChainDisagreementWarning
 
 from .. import RESULTS_DIR
 from ..suite.synthetic import parse_options
@@ -57,7 +57,7 @@ def posteriors(estimator) -> dict[str, np.ndarray]:
     """``{"mixture", "best fit"}``: 1000 samples of the mixture and of its first component."""
     import jax
 
-    from prodag import fitting
+    from prodag.inference import fitting
     from prodag.streams import SAMPLE_STREAM
 
     key = jax.random.fold_in(jax.random.PRNGKey(estimator.seed_), SAMPLE_STREAM)
@@ -69,7 +69,7 @@ def posteriors(estimator) -> dict[str, np.ndarray]:
 def compare(X, truth, options: dict, fit_arguments: dict) -> dict:
     """Fit with both seeds; per posterior kind, ``|ΔP|``, the mean metrics and each seed's."""
     from prodag import ProDAG, metrics
-    from prodag.parameters import nest
+    from prodag.config.parameters import nest
 
     fits, draws = [], []
     for seed in FIT_SEEDS:

@@ -1,9 +1,9 @@
 """Edges that are not there: should ``P(edge)`` count weights too small to tell from zero?
 
 Each fit (``ProDAG(lam=..., n_chains=1, seed=dataset seed)``, linear SEM, n = 100) draws 1000
-graphs once with no rule (``prodag.negligible.EFFECT_SIZE = 0``); each threshold τ then drops
-the entries whose effect size ``|w_jk| · sd(x_j) / σ_k`` (``prodag.negligible``) is at most
-τ, and the posterior is scored with and without the rule:
+graphs once with no rule (``prodag.posterior.negligible.EFFECT_SIZE = 0``); each threshold τ then
+drops the entries whose effect size ``|w_jk| · sd(x_j) / σ_k`` (``prodag.posterior.negligible``) is
+at most τ, and the posterior is scored with and without the rule:
 
 * independent columns (true graph empty), p = 10: Gaussian with sd 2, 0/1 (fair coin), and
   integer (Poisson, mean 3); Brier = Σ P², E-SHD = expected edge count, AUROC undefined;
@@ -71,7 +71,8 @@ def scores(truth: np.ndarray, samples: np.ndarray) -> dict:
 
 def run_one(X: np.ndarray, truth: np.ndarray, lam, seed: int) -> dict:
     """Fit once, score the raw draws under every threshold of ``THRESHOLDS``."""
-    from prodag import ProDAG, negligible
+    from prodag import ProDAG
+    from prodag.posterior import negligible
 
     start = time.perf_counter()
     with warnings.catch_warnings():

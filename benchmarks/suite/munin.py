@@ -40,7 +40,7 @@ def fit_prodag(data, seed: int, quick: bool = False) -> tuple[np.ndarray, float]
     """Posterior samples ``(1000, p, p)`` of ProDAG on ``data.X`` (λ chosen by the ELBO) and
     the fit seconds."""
     from prodag import ProDAG
-    from prodag.parameters import nest
+    from prodag.config.parameters import nest
 
     settings = {**SETTINGS, **({"max_epochs": 5, "n_lambdas": 2} if quick else {})}
     estimator = ProDAG(sem="linear", lam="auto", seed=seed, progress=False, **nest(settings))

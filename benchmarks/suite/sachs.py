@@ -4,7 +4,7 @@ Data: all n = 7466 cells, p = 11 proteins, natural log of the raw intensities (t
 orders of magnitude), then standardised by the estimator (``standardize=True``).
 
 A *split* ``s`` (s = 0..9) shuffles the rows with ``numpy.random.default_rng(s)`` and holds out
-⌊0.1·n⌉ = 747 of them as the validation set (``prodag.selection.validation_size``); every
+⌊0.1·n⌉ = 747 of them as the validation set (``prodag.inference.selection.validation_size``); every
 method fits the other 6719 rows.
 
 * **ProDAG** (prodag's defaults): λ, the ℓ1 radius, is chosen from a grid of 10 values in
@@ -14,7 +14,7 @@ method fits the other 6719 rows.
   log-likelihood of the 747 validation rows and a refit at that radius.
 * **ProDAG (interventional)**: prodag's defaults with the known targets of every cell
   (``datasets.load_sachs().interventions``, split with the rows): an intervened protein's
-  equation is left out of that cell's likelihood (``prodag.interventions``); λ by the ELBO.
+  equation is left out of that cell's likelihood (``prodag.inputs.interventions``); λ by the ELBO.
 * **ProDAG (interventional, conditions)** (the demo's protocol): the known targets as
   activity interventions (``intervention_kind="activity"``: a drug sets its target's
   unmeasured activity, so the measured value neither follows its parents nor drives its
@@ -54,7 +54,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from prodag.selection import validation_size
+from prodag.inference.selection import validation_size
 
 from .checkpoint import Checkpoint
 from .jobs import InProcess, RayExecutor, execute, jobs_of
@@ -97,7 +97,7 @@ class Split:
 def centred_within_conditions(split: Split) -> SimpleNamespace:
     """The split's fitted and validation rows, each centred within its experimental
     conditions (``X``, ``X_val``): what a peer without intercepts per condition can use."""
-    from prodag.interventions import centre_within, condition_groups
+    from prodag.inputs.interventions import centre_within, condition_groups
 
     def centred(X, conditions):
         return centre_within(X, condition_groups(conditions, None, "do", len(X)))[0]

@@ -31,8 +31,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from prodag.metrics import METRICS
-from prodag.simulate import SEMS
 from prodag.projection import METHODS
+from prodag.simulate import SEMS
 
 from .. import RESULTS_DIR
 
@@ -47,7 +47,7 @@ class SyntheticSettings:
 
     ``lam``: a fixed ℓ1 radius, or ``"auto"`` to select it; ``options``: any other ProDAG
     setting, flat (e.g. ``{"select_by": "validation"}``, grouped by
-    ``prodag.parameters.nest``); ``validation_set``: with
+    ``prodag.config.parameters.nest``); ``validation_set``: with
     ``select_by="validation"``, pass the simulator's ``X_val`` (``False``: ProDAG splits its
     own validation rows off ``X``).
     """
@@ -81,7 +81,7 @@ class SyntheticSettings:
                                 noise=self.noise, exponent=self.exponent, seed=seed)
 
     def estimator_options(self) -> dict:
-        """ProDAG's settings, flat (all but the seed; ``prodag.parameters.nest`` groups
+        """ProDAG's settings, flat (all but the seed; ``prodag.config.parameters.nest`` groups
         them)."""
         noise = {} if self.noise_variance is None else {"noise_variance": self.noise_variance}
         return {"sem": self.sem, "projection": self.projection, "progress": False,
@@ -92,7 +92,7 @@ def fit(settings: SyntheticSettings, data, seed: int):
     """``(ProDAG fitted on data.X with seed seed, seconds of the fit)``; λ chosen on
     ``data.X_val`` when the settings select it by validation on the simulator's rows."""
     from prodag import ProDAG
-    from prodag.parameters import nest
+    from prodag.config.parameters import nest
 
     estimator = ProDAG(seed=seed, **nest(settings.estimator_options()))
     use_val = (settings.lam == "auto" and settings.options.get("select_by") == "validation"
@@ -160,7 +160,7 @@ def settings_from_args(args: argparse.Namespace) -> SyntheticSettings:
 
 def parse_options(pairs: list[str]) -> dict:
     """``--option`` pairs ``["NAME=VALUE", ...]`` as ProDAG's flat settings (grouped by
-    ``prodag.parameters.nest``), each value read by ``parse_value``."""
+    ``prodag.config.parameters.nest``), each value read by ``parse_value``."""
     options = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")

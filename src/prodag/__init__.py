@@ -12,10 +12,10 @@ _LAZY_ATTRIBUTES = {
     "ProDAG": "prodag.estimator",
     "project": "prodag.projection",
     "ProjectedNormal": "prodag.distributions",
-    "TrainingOptions": "prodag.parameters",
-    "NetworkOptions": "prodag.parameters",
-    "Tiers": "prodag.knowledge",
-    "AssumptionWarning": "prodag.assumptions",
+    "TrainingOptions": "prodag.config.parameters",
+    "NetworkOptions": "prodag.config.parameters",
+    "Tiers": "prodag.inputs.knowledge",
+    "AssumptionWarning": "prodag.inputs.assumptions",
 }
 _LAZY_MODULES = ("simulate", "metrics", "datasets", "graph", "plotting")
 

@@ -1,4 +1,4 @@
-"""numba where it is installed, shared by the compiled kernels (``prodag.order_search``,
+"""numba where it is installed, shared by the compiled kernels (``prodag.inference.order_search``,
 ``prodag.projection.search_kernel``): ``numba`` is the module, or None without it, and
 ``njit`` compiles a function (cached on disk, releasing the GIL) or, without numba, returns it
 unchanged to run as plain Python."""

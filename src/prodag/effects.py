@@ -33,12 +33,12 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
-from prodag.checks import check_integer, check_positive
-from prodag.xla import exact_jit
 from prodag.graph import directed_paths, longest_path  # noqa: F401  (part of this API)
-from prodag.interventions import condition_offsets
+from prodag.inputs.checks import check_integer, check_positive
+from prodag.inputs.interventions import condition_offsets
+from prodag.inputs.units import check_units, column_sd, in_units, standardized
 from prodag.streams import NUMPY_NOISE_STREAM
-from prodag.units import check_units, column_sd, in_units, standardized
+from prodag.xla import exact_jit
 
 NOISE_ROWS = 64
 """Noise rows each posterior draw of a nonlinear SEM is simulated on (``total_effects``)."""
@@ -187,7 +187,7 @@ def effect_table(draws: np.ndarray, paths: np.ndarray, names, level: float = LEV
     """One row per ordered pair (cause ≠ effect) of ``draws (n, p, p)`` (data units) and
     ``paths (n, p, p)``: the columns of ``EffectSummary`` in ``units``. Given the columns'
     standard deviations ``sd (p,)`` the rows are ranked by the standardised |mean| (the same
-    order in either units, and whatever the columns' units; ``prodag.units``), else by
+    order in either units, and whatever the columns' units; ``prodag.inputs.units``), else by
     |mean|."""
     p = draws.shape[1]
     shown = in_units(draws, sd, units)
@@ -234,7 +234,7 @@ def _noise(est, shape, seed) -> np.ndarray:
 
 def draws_and_paths(est, n: int = 1000, seed=None, causes=None,
                     noise_rows: int = NOISE_ROWS, delta: float = 1.0, units: str = "data"):
-    """Effect draws ``(n, p, p)`` of a fitted ``est`` in ``units`` (``prodag.units``; for the
+    """Effect draws ``(n, p, p)`` of a fitted ``est`` in ``units`` (``prodag.inputs.units``; for the
     nonlinear SEMs only the rows of ``causes``, default all) and whether each draw has a
     directed path ``(n, p, p)`` bool."""
     check_units(units, column_sd(est))
@@ -260,7 +260,7 @@ def total_effects(est, n: int = 1000, seed=None, noise_rows: int = NOISE_ROWS,
                   delta: float = 1.0, units: str = "data") -> np.ndarray:
     """``(n, p, p)`` draws of every total effect of a fitted ``est`` in data units, or in
     standardised units (``units="standardized"``, a fit with ``standardize=True``;
-    ``prodag.units``); ``noise_rows`` and ``delta`` apply to the nonlinear SEMs."""
+    ``prodag.inputs.units``); ``noise_rows`` and ``delta`` apply to the nonlinear SEMs."""
     return draws_and_paths(est, n, seed, None, noise_rows, delta, units)[0]
 
 

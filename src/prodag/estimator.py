@@ -9,8 +9,8 @@ Typical use::
 Every column is centred (``standardize=True``: also divided by its standard deviation).
 Returned weights (``sample``, ``to_networkx``) are in the data's units as given.
 
-Fit steps: ``prodag.procedure`` then ``prodag.sampling``; settings: ``prodag.parameters``,
-resolved once into ``prodag.spec.FitSpec``; files: ``prodag.persistence``.
+Fit steps: ``prodag.procedure`` then ``prodag.sampling``; settings: ``prodag.config.parameters``,
+resolved once into ``prodag.config.spec.FitSpec``; files: ``prodag.io.persistence``.
 """
 
 from __future__ import annotations
@@ -20,18 +20,21 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from prodag import (chains, effects, fitting, mixture, negligible, parameters, persistence,
-                    procedure, refinement, sampling, validation)
-from prodag import interventions as interventions_module
-from prodag.checks import check_integer, check_probability, check_seed
+from prodag import effects, procedure, sampling
+from prodag.config import parameters
+from prodag.config.parameters import NetworkOptions, TrainingOptions  # noqa: F401  (documented)
+from prodag.config.protocol import ParameterProtocol
+from prodag.config.spec import resolve
+from prodag.inference import fitting, refinement
+from prodag.inference.draws import edge_graph
+from prodag.inputs import interventions as interventions_module, validation
+from prodag.inputs.checks import check_integer, check_probability, check_seed
+from prodag.inputs.units import column_sd, in_units
+from prodag.io import persistence
 from prodag.metrics import edge_probabilities
-from prodag.parameters import NetworkOptions, TrainingOptions  # noqa: F401  (documented here)
-from prodag.posterior import edge_graph
+from prodag.posterior import chains, mixture, negligible
 from prodag.progress import Progress
-from prodag.protocol import ParameterProtocol
-from prodag.spec import resolve
 from prodag.streams import SAMPLE_STREAM
-from prodag.units import column_sd, in_units
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -47,7 +50,7 @@ class ProDAG(ParameterProtocol):
         Structural equation model: linear-Gaussian; one MLP per node (the paper's, shaped by
         ``network``); or additive piecewise-linear, a strength per edge.
     lam : "auto", float or math.inf
-        ℓ1 radius of the projection: ``"auto"`` chooses it on a grid (``prodag.selection``),
+        ℓ1 radius of the projection: ``"auto"`` chooses it on a grid (``inference.selection``),
         a positive number fixes it, ``math.inf`` turns the ℓ1 step off.
     n_samples : int
         Monte Carlo samples ``L`` of the graph per training step (the paper's: 100; 50 is
@@ -73,7 +76,7 @@ class ProDAG(ParameterProtocol):
     prune : float
         After projecting, zero the entries with ``|W| ≤ prune`` (the paper's code: 0.1).
     n_chains : int
-        Independent chains (``prodag.chains``), pooled by evidence; their disagreement per
+        Independent chains (``posterior.chains``), pooled by evidence; their disagreement per
         edge is ``diagnostics_`` and edges beyond 0.3 are warned about.
     bootstrap : bool
         BayesBag: every chain fits its own bootstrap resample and the chains share the
@@ -83,8 +86,8 @@ class ProDAG(ParameterProtocol):
     forbidden, required : edges, DataFrame, path or None
         Edges no posterior sample contains / every sample contains: ``(source, target)``
         pairs of names or indices, a DataFrame with columns ``source`` and ``target``, or a
-        CSV path (``prodag.knowledge``); enforced exactly in training and sampling.
-    tiers : list of groups, path, prodag.knowledge.Tiers or None
+        CSV path (``prodag.inputs.knowledge``); enforced exactly in training and sampling.
+    tiers : list of groups, path, prodag.inputs.knowledge.Tiers or None
         Ordered groups of variables: no edge from a later tier to an earlier one;
         ``Tiers(groups, forbid_within=True)`` also forbids edges inside a tier.
     seed : int or None
@@ -92,9 +95,9 @@ class ProDAG(ParameterProtocol):
         drawn at fit time, kept in ``seed_`` (a fitted model is always reproducible).
     progress : bool
         Show one progress bar for the whole fit, naming the stage that runs.
-    training : prodag.parameters.TrainingOptions or None
+    training : prodag.config.parameters.TrainingOptions or None
         Early stopping, prior mean, λ grid and criterion, starts, restarts (None: defaults).
-    network : prodag.parameters.NetworkOptions or None
+    network : prodag.config.parameters.NetworkOptions or None
         The MLP's hidden units, layers, activation and biases (``None``: ``NetworkOptions()``).
 
     Attributes
@@ -105,17 +108,16 @@ class ProDAG(ParameterProtocol):
     params_, lam_, lambda_path_ : Params, float, dict or None
         The first component, its radius and its chain's λ grid with scores (None: fixed λ).
     diagnostics_ : dict
-        The chains' agreement (``prodag.chains.diagnose``), with ``"populations"``: the SMC's;
+        The chains' agreement (``posterior.chains.diagnose``), with ``"populations"``: the SMC's;
         what orients the edges: "sortability".
     fit_seconds_ : dict
         Seconds of each stage of the last ``fit`` (order search, each batch, pooling, ...).
-    refined_ : prodag.refinement.Refined or None
-        With ``refine_steps`` or ``sampler="smc"`` (``TrainingOptions``): the draws, which are the
-        posterior (``sample`` takes them in a random order, with replacement beyond their
-        number), and the moves' acceptance.
+    refined_ : prodag.inference.refinement.Refined or None
+        With ``refine_steps`` or ``sampler="smc"``: the draws, which are the posterior (``sample``
+        takes them in a random order, with replacement beyond their number), and acceptance.
     columns_, n_features_in_, knowledge_ : list of str, int, Knowledge or None
         The variables' names, their number ``p``, and the checked prior knowledge.
-    spec_ : prodag.spec.FitSpec
+    spec_ : prodag.config.spec.FitSpec
         Every setting of the fit, resolved once (model, optimiser, noise model, starts).
     history_, objective_ : ndarray, float
         The first component's objective per epoch and its negative ELBO per row.
@@ -123,10 +125,8 @@ class ProDAG(ParameterProtocol):
         The starts per chain and the seed used.
     mean_, scale_, noise_variance_ : ndarray of shape (p,)
         The fit saw ``(X - mean_) / scale_``, with these noise variances (in its units).
-    conditions_, condition_means_ : list or None, ndarray of shape (G, p) or None
-        The experimental conditions' labels and means.
-    intervention_kind_ : str
-        ``fit``'s ``intervention_kind``.
+    conditions_, condition_means_, intervention_kind_ : list or None, ndarray (G, p) or None, str
+        The experimental conditions' labels and means; ``fit``'s ``intervention_kind``.
     """
 
     def __init__(self, sem="linear", lam="auto", n_samples=50, max_epochs=1000, lr=None,
@@ -148,7 +148,7 @@ class ProDAG(ParameterProtocol):
         protocol). ``interventions``: the known targets of each row, a boolean ``(n, p)`` mask
         or one entry per row naming them (``""``, ``"akt"``, ``"pkc;akt"``); an intervened
         variable's equation is left out of that row's likelihood. ``intervention_kind``: what
-        an intervened variable passes on to its children (``prodag.interventions``):
+        an intervened variable passes on to its children (``prodag.inputs.interventions``):
         ``"do"``, its measured value (a perfect intervention); ``"activity"``, nothing that
         varies within the condition (a drug set an unmeasured activity; then every distinct
         set of targets is a condition unless ``conditions`` are given). ``conditions``: one
@@ -233,8 +233,8 @@ class ProDAG(ParameterProtocol):
         return self._draw(n, seed)[0]
 
     def edge_probabilities(self, n_samples: int = 1000) -> np.ndarray:
-        """Posterior probability of every edge j → k, a ``(p, p)`` array: the share of the
-        ``sample(n_samples)`` draws with that edge (``prodag.negligible``; cached per size)."""
+        """Posterior probability of every edge j → k, ``(p, p)``: the share of the cached
+        ``sample(n_samples)`` draws with that edge (``prodag.posterior.negligible``)."""
         return edge_probabilities(self._cached_graphs(n_samples))
 
     def _cached_graphs(self, n_samples: int) -> np.ndarray:
@@ -295,6 +295,6 @@ class ProDAG(ParameterProtocol):
     @classmethod
     def load(cls, path) -> "ProDAG":
         """Load a model written by ``save``; it samples exactly as the saved one did. Anything
-        else raises ``prodag.persistence.ModelFileError`` (a ``ValueError``)."""
+        else raises ``prodag.io.persistence.ModelFileError`` (a ``ValueError``)."""
         return persistence.load(cls, path)
 

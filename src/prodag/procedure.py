@@ -3,7 +3,7 @@
 
 ``ProDAG.fit`` calls these in that order and stores what they return. ``preprocess`` reads
 the estimator's parameters (``settings``) to check and prepare the data; every later step
-reads the settings resolved once from them (``prodag.spec.FitSpec``) and the previous step's
+reads the settings resolved once from them (``prodag.config.spec.FitSpec``) and the previous step's
 result; none reads or writes a fitted attribute, so the state flows forward only.
 """
 
@@ -16,15 +16,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag import (assumptions, chains, diagnostics, fitting, mixture, negligible, parameters,
-                    preprocessing, selection, validation)
-from prodag.checks import check_positive_vector, check_seed
-from prodag.parameters import training_options
-from prodag import interventions as interventions_module
+from prodag.config import parameters
+from prodag.config.parameters import training_options
+from prodag.config.spec import FitSpec
+from prodag.inference import fitting, selection
 from prodag.inference import noise_variance_of
-from prodag.initialization import noise_variance_start
-from prodag.knowledge import Knowledge
-from prodag.spec import FitSpec
+from prodag.inference.initialization import noise_variance_start
+from prodag.inputs import assumptions, diagnostics, preprocessing, validation
+from prodag.inputs import interventions as interventions_module
+from prodag.inputs.checks import check_positive_vector, check_seed
+from prodag.inputs.knowledge import Knowledge
+from prodag.posterior import chains, mixture, negligible
 from prodag.streams import DIAGNOSTIC_STREAM
 
 
@@ -90,7 +92,7 @@ class Posterior(NamedTuple):
 def preprocess(settings, X, X_val, interventions, conditions,
                intervention_kind: str = "do") -> Prepared:
     """Check the data, centre them (within conditions), hide intervened activity, divide by
-    ``prodag.preprocessing.fit_scale``; warn about outliers and columns on other scales."""
+    ``prodag.inputs.preprocessing.fit_scale``; warn about outliers and columns on other scales."""
     data, columns = validation.check_data(X, min_rows=validation.MIN_FIT_ROWS)
     validation.warn_outliers(data, columns, heavy_tailed=settings.likelihood == "student")
     n, p = data.shape
@@ -209,9 +211,9 @@ def resample(prepared: Prepared, seed: int, chain: int) -> tuple:
 
 def run_chains(spec: FitSpec, the_plan: Plan, noise, keys: list,
                progress) -> list[chains.Chain]:
-    """Every chain (``prodag.chains``; chain ``c`` trains with ``keys[c]``): the λ path, or
-    the fixed radius, from every start of its rows; each stage of all chains is one batch
-    of members (``prodag.selection.select_lambda``)."""
+    """Every chain (``prodag.posterior.chains``; chain ``c`` trains with ``keys[c]``): the λ path,
+    or the fixed radius, from every start of its rows; each stage of all chains is one batch
+    of members (``prodag.inference.selection.select_lambda``)."""
     rows = the_plan.rows
     fit_path = fitting.member_fitter(the_plan.engine, [r.path for r in rows], noise, progress)
     if spec.lam != "auto":
@@ -241,7 +243,8 @@ def scored_data(the_plan: Plan, chain: int):
 
 def pool(the_plan: Plan, runs: list, prepared: Prepared, key) -> Posterior:
     """Pool the chains' fits: every contender re-scored with common random numbers and
-    weighted by its evidence (``prodag.mixture``); the chains compared (``prodag.chains``)."""
+    weighted by its evidence (``prodag.posterior.mixture``); the chains compared
+    (``prodag.posterior.chains``)."""
     n = prepared.Z.shape[0]
     fits, chain_of = chains.contenders(runs, n, per_chain=the_plan.bagged)
     score_key = jax.random.fold_in(key, DIAGNOSTIC_STREAM)

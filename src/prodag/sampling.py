@@ -2,9 +2,9 @@
 
 ``finish`` is the fit's last step (``prodag.procedure`` runs the others): the pooled mixture
 of fits (``procedure.Posterior``) becomes the posterior as it is, or through its draws moved
-by Metropolis refinement (``prodag.refinement``) or sampled by tempered SMC from every
-contender fit (``prodag.smc``, ``prodag.populations``); then the sortability report says
-what orients the final posterior's edges (``prodag.sortability``).
+by Metropolis refinement (``prodag.inference.refinement``) or sampled by tempered SMC from every
+contender fit (``prodag.inference.smc``, ``prodag.posterior.populations``); then the sortability
+report says what orients the final posterior's edges (``prodag.posterior.sortability``).
 """
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag import chains, fitting, mixture, refinement, smc, sortability, variational
-from prodag import populations as populations_module
+from prodag.config.spec import FitSpec
+from prodag.inference import fitting, refinement, smc
 from prodag.inference import noise_variance_of
+from prodag.models import variational
+from prodag.posterior import chains, mixture, sortability
+from prodag.posterior import populations as populations_module
 from prodag.procedure import Plan, Posterior, Prepared, observational_rows, scored_data
-from prodag.spec import FitSpec
 from prodag.streams import REFINEMENT_STREAM, SMC_STREAM
 
 
@@ -49,7 +51,7 @@ def finish(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: list,
            prepared: Prepared, key, progress) -> tuple:
     """The last steps after pooling, ``(posterior, draws)``: ``sample_posterior`` (the SMC's or
     the refinement's draws, or None), then what orients the final posterior's edges
-    (``prodag.sortability.orientation_report`` of those draws, or of the pooled mixture),
+    (``prodag.posterior.sortability.orientation_report`` of those draws, or of the pooled mixture),
     added to ``posterior.diagnostics`` as ``"sortability"`` and warned about when the data's
     scale alone may orient them."""
     posterior, refined = sample_posterior(spec, the_plan, posterior, runs, prepared, key,
@@ -67,7 +69,7 @@ def finish(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: list,
 def refine(spec: FitSpec, the_plan: Plan, posterior: Posterior, prepared: Prepared, key,
            progress) -> refinement.Refined | None:
     """``REFINED_DRAWS`` draws of the mixture moved by ``refine_steps`` Metropolis steps
-    towards the posterior given the rows the fits were scored on (``prodag.refinement``):
+    towards the posterior given the rows the fits were scored on (``prodag.inference.refinement``):
     bagged, each draw towards the posterior given its chain's resample. None without
     refinement."""
     training, dtype = spec.training, spec.dtype
@@ -98,8 +100,8 @@ def refine(spec: FitSpec, the_plan: Plan, posterior: Posterior, prepared: Prepar
 def sample_posterior(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: list,
                      prepared: Prepared, key, progress) -> tuple:
     """``(posterior, draws)``: with ``TrainingOptions(sampler="smc")``, ``REFINED_DRAWS`` draws
-    of the model's posterior by tempered SMC from every contender fit (``prodag.smc``), its
-    populations' agreement in ``diagnostics["populations"]`` (warned about); else ``refine``."""
+    of the model's posterior by tempered SMC from every contender fit (``prodag.inference.smc``),
+    its populations' agreement in ``diagnostics["populations"]`` (warned about); else ``refine``."""
     training, dtype = spec.training, spec.dtype
     if training.sampler != "smc":
         return posterior, refine(spec, the_plan, posterior, prepared, key, progress)

@@ -40,8 +40,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from prodag.graph import topological_order
-from prodag.selection import validation_size
-from prodag.checks import check_choice, check_integer, check_positive
+from prodag.inference.selection import validation_size
+from prodag.inputs.checks import check_choice, check_integer, check_positive
 
 GRAPH_KINDS = ("er", "sf")
 SEMS = ("linear", "mlp")

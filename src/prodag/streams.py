@@ -11,13 +11,13 @@ FIRST_STREAM = 2 ** 20
 SAMPLE_STREAM = 2 ** 20
 """Draws of ``sample`` / ``edge_probabilities`` without a seed (from ``PRNGKey(seed_)``)."""
 ASSIGNMENT_STREAM = 2 ** 21
-"""Which mixture component each draw comes from (``prodag.mixture``)."""
+"""Which mixture component each draw comes from (``prodag.posterior.mixture``)."""
 DIAGNOSTIC_STREAM = 2 ** 22
 """Common random numbers that re-score the components and the chains' diagnostic draws."""
 REFINEMENT_STREAM = 2 ** 23
-"""The refinement's starting draws and its Metropolis steps (``prodag.refinement``)."""
+"""The refinement's starting draws and its Metropolis steps (``prodag.inference.refinement``)."""
 SMC_STREAM = 2 ** 24
-"""The tempered SMC's particles and moves (``prodag.smc``)."""
+"""The tempered SMC's particles and moves (``prodag.inference.smc``)."""
 SCORE_STREAM = 2 ** 31 - 1
 """Scores a finished member of a batched fit (folded into that member's training key)."""
 

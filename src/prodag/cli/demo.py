@@ -33,7 +33,7 @@ bags already spread the starts. Seeds 0 and 1 with 3: max |ΔP| 0.284, Brier 16.
 a test run) and 131 s; with 2: 0.278, 16.97 and 16.34 (``docs/findings.md``, 2026-11-26)."""
 DEMO_REFINE_STEPS = 2000
 """Metropolis steps that move the demo's draws towards each resample's own posterior
-(``prodag.refinement``): on these cells they lower the Brier score and raise AUROC
+(``prodag.inference.refinement``): on these cells they lower the Brier score and raise AUROC
 (``docs/findings.md``, 2026-11-25, eighth session)."""
 PAPER_SACHS_ROW = {"brier": 16.0, "eshd": 18.0, "ef1": 24.0, "auroc": 60.0}
 """ProDAG's row of Table 2 of the paper (Sachs data, 18-edge consensus graph)."""

@@ -19,8 +19,8 @@ from prodag.cli.errors import friendly_errors
 from prodag.cli.files import npz_names, require_file
 from prodag.cli.results import RESULT_FILES, write_json
 from prodag.cli.tables import UnitsOption
-from prodag.units import check_units, column_sd, default_units, in_units, standardized
-from prodag.validation import DataError
+from prodag.inputs.units import check_units, column_sd, default_units, in_units, standardized
+from prodag.inputs.validation import DataError
 
 TABLE_FILE = "effects.csv"
 """The table of every ordered pair written into a results folder when no --out is given."""

@@ -9,9 +9,9 @@ import warnings
 import typer
 
 USER_ERRORS = (ValueError, OSError, KeyError)
-"""Failures caused by a bad file or value: ``ValueError`` covers ``prodag.validation.DataError``
-and ``ProDAG.load``'s error for a file that is not a saved model; ``OSError`` covers missing
-and unreadable files."""
+"""Failures caused by a bad file or value: ``ValueError`` covers
+``prodag.inputs.validation.DataError`` and ``ProDAG.load``'s error for a file that is not a saved
+model; ``OSError`` covers missing and unreadable files."""
 
 
 def friendly_errors(command):

@@ -13,7 +13,7 @@ from prodag.cli.errors import friendly_errors
 from prodag.cli.files import npz_names, read_graph, require_file
 from prodag.cli.results import RESULT_FILES, write_json
 from prodag.cli.tables import posterior_metrics, print_metrics_table
-from prodag.validation import DataError
+from prodag.inputs.validation import DataError
 
 
 @friendly_errors

@@ -18,7 +18,7 @@ import pandas as pd
 from prodag.cli import sniff
 from prodag.cli.errors import warn
 from prodag.graph import adjacency_from_edges
-from prodag.validation import DataError, check_data
+from prodag.inputs.validation import DataError, check_data
 
 SEPARATOR_NAMES = {"\t": "a tab", ";": "';'", "|": "'|'", ",": "','"}
 """Separators recognised in a file read as one column, and how a message names them."""

@@ -15,9 +15,9 @@ from prodag.cli.results import (RESULT_FILES, check_out, check_settings, echo_do
                                 fit_posterior, lam_used, results_folder, stage_seconds,
                                 write_json, write_results)
 from prodag.cli.tables import UnitsOption, echo_chains, print_edges, ranked_edges
-from prodag.interventions import intervention_mask
+from prodag.inputs.interventions import intervention_mask
+from prodag.inputs.units import check_units, column_sd
 from prodag.resources import check_draws
-from prodag.units import check_units, column_sd
 
 FitUnitsOption = Annotated[UnitsOption.__origin__, typer.Option(
     show_default=UnitsOption.__metadata__[0].show_default,

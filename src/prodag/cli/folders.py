@@ -71,7 +71,7 @@ def check_out(out: Path, known: Iterable[str]) -> None:
     ``known`` (the files the command writes; earlier results are replaced whole, anything
     else would be lost with them), or a place that cannot be written. An earlier interrupted
     run's leftovers are tidied first (``recover``)."""
-    from prodag.validation import DataError
+    from prodag.inputs.validation import DataError
 
     recover(out)
     if out.exists() and not out.is_dir():
@@ -101,7 +101,7 @@ def _probe(out: Path, folder: Path) -> None:
     """Refuse ``--out`` unless a folder can be made in ``folder`` and removed again: what the
     swap of the module docstring does there (``out`` itself is renamed, which needs it
     writable). Catches permissions, read-only file systems and places like ``/proc``."""
-    from prodag.validation import DataError
+    from prodag.inputs.validation import DataError
 
     reason = None if os.access(folder, os.W_OK | os.X_OK) else "permission denied"
     if reason is None:

@@ -15,11 +15,11 @@ import typer
 
 from prodag import simulate
 from prodag.cli.helpformat import PANELS
+from prodag.config.parameters import GROUPS, NOISE_MODELS, as_dict, check_lam
 from prodag.estimator import ProDAG
-from prodag.knowledge import Tiers
-from prodag.parameters import GROUPS, NOISE_MODELS, as_dict, check_lam
-from prodag.interventions import INTERVENTION_KINDS
-from prodag.selection import CRITERIA
+from prodag.inference.selection import CRITERIA
+from prodag.inputs.interventions import INTERVENTION_KINDS
+from prodag.inputs.knowledge import Tiers
 from prodag.models import LIKELIHOODS, SEM_NAMES
 from prodag.projection import METHODS
 
@@ -47,7 +47,7 @@ API = {**{name: parameter.default
        "intervention_kind": inspect.signature(ProDAG.fit).parameters["intervention_kind"].default}
 """The defaults of ``ProDAG(...)``, its option groups' fields and ``fit``'s
 ``intervention_kind``: the command line's defaults for the same settings (flat, as
-``prodag.parameters.nest`` takes them)."""
+``prodag.config.parameters.nest`` takes them)."""
 
 N_DRAWS = 1000
 """Posterior graphs drawn for samples.npz by ``fit`` and from a posterior.npz by ``evaluate``

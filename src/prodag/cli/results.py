@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 import typer
 
-from prodag import parameters
 from prodag.cli.folders import check_out, results_folder  # noqa: F401  (re-exported)
-from prodag.sortability import describe as describe_orientation
+from prodag.config import parameters
+from prodag.posterior.sortability import describe as describe_orientation
 
 RESULT_FILES = {"edge_probabilities": "edge_probabilities.csv", "samples": "samples.npz",
                 "posterior": "posterior.npz", "heatmap": "heatmap.png", "graph": "graph.png",
@@ -26,18 +26,18 @@ RESULT_FILES = {"edge_probabilities": "edge_probabilities.csv", "samples": "samp
 LARGE_P = 100
 """Beyond this many variables ``check_settings`` announces the memory a fit needs."""
 KNOWLEDGE_OPTIONS = {"forbidden": "--forbid", "required": "--require", "tiers": "--tiers"}
-"""The option that gives each kind of prior knowledge (as ``prodag.knowledge`` names it)."""
+"""The option that gives each kind of prior knowledge (as ``prodag.inputs.knowledge`` names it)."""
 
 
 def check_settings(frame: pd.DataFrame, interventions=None, conditions=None, **settings):
     """The checks ``ProDAG.fit`` makes before fitting (settings, data table, prior knowledge,
     intervention targets), made before the command announces a fit or writes anything; an
     error about prior knowledge names its option."""
-    from prodag.interventions import intervention_mask
-    from prodag.knowledge import Knowledge, KnowledgeError
-    from prodag.parameters import network_options, rules
+    from prodag.config.parameters import network_options, rules
+    from prodag.inputs.interventions import intervention_mask
+    from prodag.inputs.knowledge import Knowledge, KnowledgeError
+    from prodag.inputs.validation import MIN_FIT_ROWS, check_data
     from prodag.resources import check_memory, fit_bytes
-    from prodag.validation import MIN_FIT_ROWS, check_data
 
     estimator, kind = _estimator(settings)
     parameters.check(estimator.get_params())
@@ -63,7 +63,7 @@ def announce(estimator, p: int, needed: int) -> None:
     """Print the memory of a fit of more than ``LARGE_P`` variables, and the time of one
     estimated (``prodag.resources.fit_seconds``) to take over ``ANNOUNCED_SECONDS``, with
     the options that shorten it."""
-    from prodag.spec import resolve
+    from prodag.config.spec import resolve
     from prodag.procedure import n_fits
     from prodag.resources import (ANNOUNCED_SECONDS, TYPICAL_EPOCHS, fit_seconds, format_bytes,
                                   format_duration)
@@ -101,9 +101,9 @@ def fit_posterior(frame: pd.DataFrame, interventions=None, conditions=None, **se
 
 def _estimator(settings: dict):
     """``(ProDAG, intervention_kind)`` of the command's flat ``settings``
-    (``prodag.parameters.nest``; ``intervention_kind`` goes to ``fit``)."""
+    (``prodag.config.parameters.nest``; ``intervention_kind`` goes to ``fit``)."""
     from prodag import ProDAG
-    from prodag.parameters import nest
+    from prodag.config.parameters import nest
 
     settings = dict(settings)
     kind = settings.pop("intervention_kind", "do")
@@ -143,11 +143,11 @@ def write_results(estimator, variables: list[str], out: Path, *, threshold: floa
 
 
 def disagreement_table(estimator, probs: np.ndarray, variables: list[str]) -> pd.DataFrame:
-    """The edges the fit's independent chains disagree on (``prodag.chains.flagged_edges``;
-    none for a bagged fit), one row each, largest difference first: source, target, the
-    pooled ``probability`` of ``probs (p, p)``, each chain's (``chain_1``, ...) and their
-    ``difference`` (max - min)."""
-    from prodag.chains import flagged_edges
+    """The edges the fit's independent chains disagree on
+    (``prodag.posterior.chains.flagged_edges``; none for a bagged fit), one row each, largest
+    difference first: source, target, the pooled ``probability`` of ``probs (p, p)``, each chain's
+    (``chain_1``, ...) and their ``difference`` (max - min)."""
+    from prodag.posterior.chains import flagged_edges
 
     chains = [f"chain_{c + 1}" for c in range(estimator.n_chains)]
     rows = [{"source": e["source"], "target": e["target"],
@@ -175,7 +175,7 @@ def describe_lam(estimator) -> str:
     """One sentence naming the radius the fit used and how it came about."""
     lam = float(estimator.lam_)
     text = "inf (no l1 constraint)" if math.isinf(lam) else f"{lam:.4g}"
-    from prodag.parameters import training_options
+    from prodag.config.parameters import training_options
 
     training = training_options(estimator)
     radii = (len(estimator.lambda_path_["lambdas"]) if estimator.lambda_path_
@@ -201,7 +201,7 @@ SHOWN_WEIGHTS = 8
 
 
 def describe_mixture(estimator) -> str:
-    """One sentence on the posterior's components (``prodag.mixture``)."""
+    """One sentence on the posterior's components (``prodag.posterior.mixture``)."""
     weights = estimator.mixture_weights_
     if len(weights) == 1:
         return "The posterior is one variational fit (the other starts scored far worse)." \
@@ -216,7 +216,7 @@ def describe_mixture(estimator) -> str:
 
 def echo_done(seconds: float, estimator, out: Path, files) -> None:
     """The closing lines of a fit: its time, its radius, its components, what orients its
-    edges (``prodag.sortability.describe``) and where its files are."""
+    edges (``prodag.posterior.sortability.describe``) and where its files are."""
     typer.echo(f"\nFit took {seconds:.1f} s (seed {estimator.seed_}); {describe_lam(estimator)}")
     typer.echo(describe_mixture(estimator))
     orientation = describe_orientation((estimator.diagnostics_ or {}).get("sortability"))

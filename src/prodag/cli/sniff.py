@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from prodag.cli.errors import warn
-from prodag.validation import DataError
+from prodag.inputs.validation import DataError
 
 MAGIC = {b"\x1f\x8b": "gzip", b"PK\x03\x04": "zip", b"BZh": "bz2", b"\xfd7zXZ\x00": "xz"}
 """The first bytes of each compressed format pandas reads, and its name for it."""

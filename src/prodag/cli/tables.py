@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import typer
 
+from prodag.inputs.units import UNITS, standardized
 from prodag.metrics import METRICS
-from prodag.units import UNITS, standardized
 
 
 Units = Enum("Units", [(value, value) for value in UNITS], type=str)
@@ -19,7 +19,7 @@ UnitsOption = Annotated[Optional[Units], typer.Option(
     help="Units of the printed weights and effects: 'standardized' (standard deviations of "
          "the target per standard deviation of the source, the same whatever each column's "
          "unit; needs a fit with --standardize) or 'data' (each column's own units).")]
-"""``--units`` of ``prodag fit`` and ``prodag effects`` (``prodag.units``)."""
+"""``--units`` of ``prodag fit`` and ``prodag effects`` (``prodag.inputs.units``)."""
 FALLBACK_EDGES = 10
 """How many edges ``print_edges`` lists when none reaches the probability threshold."""
 
@@ -29,7 +29,7 @@ def ranked_edges(probs: np.ndarray, variables: list[str], samples: np.ndarray,
                  required: np.ndarray | None = None, sd=None) -> pd.DataFrame:
     """Every edge of some sample, most probable first, with the mean weight of the samples
     that contain it: in data units, or given the columns' standard deviations ``sd (p,)`` in
-    standardised units (``prodag.units``). Given ``truth``, whether it is a true edge; given
+    standardised units (``prodag.inputs.units``). Given ``truth``, whether it is a true edge; given
     ``required (p, p)``, whether the user required it."""
     present = samples != 0
     if sd is not None:
@@ -105,7 +105,7 @@ def print_metrics_table(rows: dict[str, dict[str, float]]) -> None:
 
 
 def echo_chains(diagnostics: dict | None, bagged: bool = False) -> None:
-    """One line on the chains' agreement (``prodag.chains.diagnose``). Where they disagree
+    """One line on the chains' agreement (``prodag.posterior.chains.diagnose``). Where they disagree
     the fit's warning has said how and what helps (once): this line says where the edges are
     marked. ``bagged`` chains fit different resamples and differ by design."""
     if diagnostics is None or diagnostics["n_chains"] < 2:

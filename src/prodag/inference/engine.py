@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from prodag import variational
+from prodag.models import variational
 from prodag.inference.kernels import (Members, OptimiserOptions, Params, compacted_size,
                                       elbo_loss, init_state, negative_elbos,
                                       noise_variance_of, pad_members, run_epochs, running,

@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import optax
 from jax import lax
 
-from prodag import variational
+from prodag.models import variational
 from prodag.models.base import StructuralEquationModel
 from prodag.projection import Projector
 

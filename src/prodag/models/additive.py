@@ -41,8 +41,8 @@ import numpy as np
 
 from prodag.models.base import Weights, draw_through_graph, gaussian_log_likelihood
 from prodag.models.mlp import safe_group_norm
+from prodag.models.variational import VariationalParams
 from prodag.projection import Projector
-from prodag.variational import VariationalParams
 
 
 def features(X: jax.Array, xp=jnp) -> jax.Array:

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import jax
 import jax.numpy as jnp
 
-from prodag import variational
+from prodag.models import variational
 from prodag.projection import Projector
 
 Weights = dict[str, jax.Array]

@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 import jax
 import jax.numpy as jnp
 
-from prodag import variational
 from prodag.distributions import ProjectedNormal
+from prodag.models import variational
 from prodag.models.base import Weights, gaussian_log_likelihood
 from prodag.projection import Projector
 

@@ -31,8 +31,8 @@ import jax
 import jax.numpy as jnp
 
 from prodag.models.base import Weights, draw_through_graph, rows_data
+from prodag.models.variational import VariationalParams
 from prodag.projection import Projector
-from prodag.variational import VariationalParams
 
 ACTIVATIONS: dict[str, Callable[[jax.Array], jax.Array]] = {
     "relu": jax.nn.relu,

@@ -22,8 +22,8 @@ import jax.numpy as jnp
 from jax.scipy.special import gammaln
 
 from prodag.models.base import StructuralEquationModel, Weights, rows_data
+from prodag.models.variational import VariationalParams
 from prodag.projection import Projector
-from prodag.variational import VariationalParams
 
 STUDENT_DOF = 4.0
 """Degrees of freedom ``ν`` of the noise: the smallest integer with a finite variance left

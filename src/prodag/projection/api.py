@@ -16,9 +16,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from prodag.inputs.knowledge import Knowledge
 from prodag.projection.exact import EXACT_MAX_NODES, exact_positions
 from prodag.projection.l1 import l1_ball_projection
-from prodag.knowledge import Knowledge
 from prodag.projection.orders import constrained_positions, forward_mask
 from prodag.projection.path import path_support
 from prodag.projection.search import MAX_SWEEPS, REL_TOL, search_positions
@@ -151,7 +151,7 @@ def project(W_tilde, lam=jnp.inf, method: str = "auto", *, allowed=None, require
             **options) -> jax.Array:
     """The ProDAG projection ``argmin_{W ∈ DAG, ‖W‖₁ ≤ λ} ½‖W̃ − W‖²_F`` per sample.
 
-    With prior knowledge (``prodag.knowledge``) the DAGs are those inside ``allowed`` that
+    With prior knowledge (``prodag.inputs.knowledge``) the DAGs are those inside ``allowed`` that
     contain every ``required`` edge, and the ℓ1 ball bounds the other entries only.
 
     Args:
@@ -204,7 +204,7 @@ def make_projector(method: str = "auto", prune: float = 0.0, knowledge: Knowledg
                    **options) -> Projector:
     """The projection ``(W̃, λ) -> W`` with ``method`` and its ``options`` fixed, followed by
     pruning: entries with ``|W| ≤ prune`` are set to zero (``prune = 0`` keeps ``W`` as it is).
-    With ``knowledge`` (``prodag.knowledge.Knowledge``) every output respects it; required
+    With ``knowledge`` (``prodag.inputs.knowledge.Knowledge``) every output respects it; required
     edges are not pruned.
 
     One function per setting (cached), so compiled code that closes over it is reused.

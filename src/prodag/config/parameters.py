@@ -1,5 +1,5 @@
 """The parameters of ``ProDAG``: the option groups, and one declarative table of their rules
-(built from the value checks of ``prodag.checks``).
+(built from the value checks of ``prodag.inputs.checks``).
 
 ``ProDAG(...)``, the command line (which only parses text into these values) and
 ``ProDAG.load`` all check settings through ``check`` and ``rules()`` here, so a value is accepted
@@ -19,9 +19,9 @@ from functools import cache
 
 import numpy as np
 
-from prodag import preprocessing
-from prodag.checks import check_choice, check_integer, check_positive, check_seed
-from prodag.selection import CRITERIA, VALIDATION_FRACTION
+from prodag.inference.selection import CRITERIA, VALIDATION_FRACTION
+from prodag.inputs import preprocessing
+from prodag.inputs.checks import check_choice, check_integer, check_positive, check_seed
 from prodag.streams import FIRST_STREAM
 
 INITS = ("auto", "prior", "data")
@@ -56,20 +56,21 @@ class TrainingOptions:
         Share of rows held out for ``select_by="validation"`` when no ``X_val`` is given.
     init : {"auto", "prior", "data"}
         Where the first fit of every radius starts: ``"prior"`` (the paper's), or ``"data"``:
-        means from ridge regressions along orders of the data (``prodag.initialization``).
+        means from ridge regressions along orders of the data (``prodag.inference.initialization``).
         ``"auto"``: ``"data"`` for the linear and additive SEMs, ``"prior"`` for the MLP.
     n_restarts : int or None
-        Starts of the kept radius, mixed by their ELBO (``prodag.mixture``). ``None``: one
+        Starts of the kept radius, mixed by their ELBO (``prodag.posterior.mixture``). ``None``: one
         per data start for the linear SEM started from the data (the top-down order and the
         searched orders), 3 for the other linear and additive fits (their ELBOs have local
         optima, roughly one per order), 1 for the MLP.
     refine_steps : int
         Metropolis steps that move ``REFINED_DRAWS`` draws of the fitted mixture towards the
-        model's own posterior after the fit (``prodag.refinement``); the posterior is then
+        model's own posterior after the fit (``prodag.inference.refinement``); the posterior is then
         those draws. 0: none (the mixture itself). With ``bootstrap``, each draw moves
         towards the posterior given its own chain's resample (a refined bagged posterior).
     sampler : {"mixture", "smc"}
-        The posterior: the fits' mixture (see refine_steps) or tempered SMC (``prodag.smc``).
+        The posterior: the fits' mixture (see refine_steps) or tempered SMC
+        (``prodag.inference.smc``).
     """
 
     patience: int = 5
@@ -203,7 +204,7 @@ def network_options(settings) -> NetworkOptions:
 def rules() -> dict[str, Callable]:
     """``{name: rule}`` for every setting (the constructor's, its groups' fields, and
     ``fit``'s ``intervention_kind``): a rule returns the value or raises ``ValueError``."""
-    from prodag.interventions import INTERVENTION_KINDS
+    from prodag.inputs.interventions import INTERVENTION_KINDS
     from prodag.models import LIKELIHOODS, SEM_NAMES
     from prodag.models.mlp import ACTIVATIONS
     from prodag.projection import METHODS
@@ -278,7 +279,7 @@ def nest(flat: dict) -> dict:
     """Flat settings ``{name: value}`` as ``ProDAG``'s keyword arguments: the fields of
     ``TrainingOptions`` and ``NetworkOptions`` gathered into ``training`` and ``network``
     (over any given there), ``tiers`` with ``forbid_within_tiers`` as ``Tiers``."""
-    from prodag.knowledge import Tiers
+    from prodag.inputs.knowledge import Tiers
 
     kwargs, groups = {}, {name: {} for name in GROUPS}
     owner = {f.name: group for group, cls in GROUPS.items() for f in fields(cls)}
@@ -323,8 +324,8 @@ def resolved_restarts(settings, p: int) -> int:
     the linear SEM started from the data with known or equal noise variances, one fit per
     data start (the top-down order and ``initialization.n_searched_graphs(p)`` searched
     ones); 3 otherwise."""
-    from prodag.fitting import takes_two_orders
-    from prodag.initialization import n_searched_graphs
+    from prodag.inference.fitting import takes_two_orders
+    from prodag.inference.initialization import n_searched_graphs
 
     n_restarts = training_options(settings).n_restarts
     if n_restarts is not None:

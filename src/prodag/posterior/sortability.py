@@ -109,11 +109,11 @@ def describe(report: dict | None) -> str | None:
 
 
 def warn_scale_orientation(report: dict, standardize: bool, noise_variance) -> bool:
-    """Warn (``prodag.assumptions.AssumptionWarning``) when ``scale_orients``; returns
+    """Warn (``prodag.inputs.assumptions.AssumptionWarning``) when ``scale_orients``; returns
     whether it warned."""
     if not scale_orients(report, standardize, noise_variance):
         return False
-    from prodag.assumptions import GUIDE, AssumptionWarning
+    from prodag.inputs.assumptions import GUIDE, AssumptionWarning
 
     warnings.warn(
         f"{report['varsortability']:.2f} of the posterior's expected edges point from the "

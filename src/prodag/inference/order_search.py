@@ -1,4 +1,4 @@
-"""Topological orders from the data, for the data starts of ``prodag.initialization``.
+"""Topological orders from the data, for the data starts of ``prodag.inference.initialization``.
 
 ``top_down_order`` is the top-down rule for equal-variance SEMs (Chen, Drton & Wang, 2019):
 it places the variables one at a time by their variance left given the placed ones, divided

@@ -1,5 +1,5 @@
 """Checks of single setting values (numbers, integers, seeds, choices, vectors), each raising a
-``ValueError`` that names the setting and the value it got: the parts ``prodag.parameters``'s
+``ValueError`` that names the setting and the value it got: the parts ``prodag.config.parameters``'s
 rules, ``prodag.simulate`` and ``prodag.effects`` are made of. Pure numpy."""
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Tempered sequential Monte Carlo over ``ω̃``: the variational fits propose, the model weighs.
 
-The pooled mixture inherits the ELBO's choice among modes; refinement (``prodag.refinement``)
-moves draws within the modes they start in but cannot move mass between them. Here a
-population of particles starts from a broad proposal ``q`` (every contender fit, each with
-an equal share, its σ widened by ``WIDEN``) and moves along the tempering path::
+The pooled mixture inherits the ELBO's choice among modes; refinement
+(``prodag.inference.refinement``) moves draws within the modes they start in but cannot move mass
+between them. Here a population of particles starts from a broad proposal ``q`` (every contender
+fit, each with an equal share, its σ widened by ``WIDEN``) and moves along the tempering path::
 
     π_β(ω̃, λ) ∝ q(ω̃, λ)^(1−β) · target(ω̃, λ)^β,   β: 0 → 1,
     target(ω̃, λ) = p(λ) · N(ω̃; prior_mean, prior_std²) · p(X | ω(ω̃, λ)),
@@ -24,9 +24,10 @@ entries, an edge reversal) and, with learned noise, a random walk on ``log σ²`
 is projected exactly in every step, so every draw is an exact DAG.
 
 Independent populations run side by side (one compiled computation, batched over
-populations × particles); ``prodag.populations`` runs them for a fit and compares their edge
-probabilities as ``prodag.chains.diagnose`` compares chains. The design follows BlackJAX's
-adaptive tempered SMC: pure ``init``/``step`` functions over NamedTuple states (``Kernel``).
+populations × particles); ``prodag.posterior.populations`` runs them for a fit and compares their
+edge probabilities as ``prodag.posterior.chains.diagnose`` compares chains. The design follows
+BlackJAX's adaptive tempered SMC: pure ``init``/``step`` functions over NamedTuple states
+(``Kernel``).
 """
 
 from __future__ import annotations
@@ -40,10 +41,10 @@ import numpy as np
 from jax import lax
 from jax.scipy.special import logsumexp
 
-from prodag import refinement
-from prodag.xla import exact_jit
+from prodag.inference import refinement
 from prodag.models.base import StructuralEquationModel, Weights
 from prodag.projection import Projector
+from prodag.xla import exact_jit
 
 ESS_FRACTION = 0.5
 """Effective sample size, as a share of a population, each temperature's weights keep."""

@@ -40,7 +40,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from prodag.validation import DataError
+from prodag.inputs.validation import DataError
 
 SEPARATOR = ";"
 INTERVENTION_KINDS = ("do", "activity")

@@ -38,8 +38,8 @@ import numpy as np
 from jax import lax
 
 from prodag.inference import member_layout, pad_members
+from prodag.inference.draws import concatenate_draws
 from prodag.models.base import StructuralEquationModel, Weights
-from prodag.posterior import concatenate_draws
 from prodag.projection import Projector
 from prodag.xla import exact_jit
 
@@ -210,7 +210,7 @@ def run_steps(model: StructuralEquationModel, project: Projector, target: Target
 
 class Refiner:
     """The compiled refinement kernels (``init``, ``run_steps``) of one model and projection
-    (``prodag.fitting.refiner`` caches one per configuration)."""
+    (``prodag.inference.fitting.refiner`` caches one per configuration)."""
 
     def __init__(self, model: StructuralEquationModel, project: Projector):
         self.model = model

@@ -2,9 +2,10 @@
 
 A *chain* is one complete run of the fit (λ path or fixed radius, every start) with its own
 training key. The starts are the same for every chain (they come from the data), so two
-chains differ exactly as two seeds would: their agreement is the fit's reproducibility. Their fits are pooled into one posterior by evidence
-(``prodag.mixture``), each component re-scored with common random numbers (``rescore``), so
-differences between components are not Monte Carlo noise.
+chains differ exactly as two seeds would: their agreement is the fit's reproducibility. Their fits
+are pooled into one posterior by evidence (``prodag.posterior.mixture``), each component re-scored
+with common random numbers (``rescore``), so differences between components are not Monte Carlo
+noise.
 
 ``diagnose`` compares the chains as R̂ compares MCMC chains: each chain's own mixture gives
 edge probabilities, and an edge whose probability differs between chains by more than
@@ -23,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from prodag.inference import stack
-from prodag.mixture import evidence_weights, sample_mixture
+from prodag.posterior.mixture import evidence_weights, sample_mixture
 
 DISAGREEMENT = 0.3
 """Edges whose probability differs between two chains by more than this are flagged."""

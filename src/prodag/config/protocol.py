@@ -50,10 +50,10 @@ class ParameterProtocol:
 
 def _unknown_message(cls, name: str) -> str:
     """Why ``name`` is not a parameter of ``cls``: where it moved (a field of one of
-    ``prodag.parameters.GROUPS``, e.g. ``TrainingOptions``), else the valid names."""
+    ``prodag.config.parameters.GROUPS``, e.g. ``TrainingOptions``), else the valid names."""
     from dataclasses import fields
 
-    from prodag.parameters import GROUPS
+    from prodag.config.parameters import GROUPS
 
     for group, options in GROUPS.items():
         if name in {field.name for field in fields(options)}:

@@ -50,7 +50,7 @@ tables quiet: the raw Sachs cells, without their conditions, reach 0.30 (their n
 experiments come in blocks; log-transformed 0.56, warned). Time series reach 0.8-1.0."""
 NEAR_DUPLICATE = 0.999
 """Columns whose absolute correlation is at least this (but not exactly 1, which
-``prodag.diagnostics.warn_collinear`` names) are near-duplicates. The simulator's data reach
+``prodag.inputs.diagnostics.warn_collinear`` names) are near-duplicates. The simulator's data reach
 0.93, the Sachs cells 0.99."""
 
 
@@ -112,8 +112,8 @@ def near_duplicate_pairs(data: np.ndarray,
                          limit: float = NEAR_DUPLICATE) -> list[tuple[int, int, float]]:
     """``(j, k, correlation)``, ``j < k``, of the column pairs of ``data (n, p)`` whose
     absolute correlation is at least ``limit`` but not 1 within
-    ``prodag.diagnostics.COLLINEAR_TOLERANCE`` (exact copies are named there)."""
-    from prodag.diagnostics import COLLINEAR_TOLERANCE
+    ``prodag.inputs.diagnostics.COLLINEAR_TOLERANCE`` (exact copies are named there)."""
+    from prodag.inputs.diagnostics import COLLINEAR_TOLERANCE
 
     centred = data - data.mean(axis=0)
     scaled = centred / np.linalg.norm(centred, axis=0)
@@ -152,9 +152,9 @@ def warn_assumptions(data: np.ndarray, names: list[str], groups: np.ndarray | No
                      mask: np.ndarray | None = None, knowledge=None) -> dict:
     """Warn (``AssumptionWarning``, one per kind) about the index and calendar columns, the
     spikes, the few-valued columns (each column named once, in that order; not those the
-    ``prodag.knowledge.Knowledge`` puts in the first tier, where nothing measured can cause
+    ``prodag.inputs.knowledge.Knowledge`` puts in the first tier, where nothing measured can cause
     them), the near-duplicate pairs and time-ordered rows of ``data (n, p)``, checked as
-    ``prodag.validation.check_data`` returns them. Rows are compared for time order within
+    ``prodag.inputs.validation.check_data`` returns them. Rows are compared for time order within
     ``groups (n,)`` (the experimental conditions' codes) or, without them, within each set of
     intervention targets of ``mask (n, p)``. Returns what was found, by kind."""
     if groups is None and mask is not None:

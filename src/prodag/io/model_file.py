@@ -1,5 +1,5 @@
 """Reading a saved model file: the ``.npz`` archive's arrays and JSON metadata, and the
-``Checker`` whose failures raise ``ModelFileError`` naming the file (``prodag.persistence``
+``Checker`` whose failures raise ``ModelFileError`` naming the file (``prodag.io.persistence``
 checks every part with it)."""
 
 from __future__ import annotations

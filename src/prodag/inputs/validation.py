@@ -3,10 +3,10 @@
 ``check_data`` turns a user's table into a float64 ``(n, p)`` array plus column names, and
 raises :class:`DataError` (a ``ValueError``) naming the offending rows or columns otherwise.
 ``check_rows`` checks rows to score or predict against the fitted variables. (Checks of
-setting values live in ``prodag.checks`` and ``prodag.parameters``.)
+setting values live in ``prodag.inputs.checks`` and ``prodag.config.parameters``.)
 Pure numpy/pandas: importing this module does not start JAX. Warnings about data that can
 be fitted but deserve a look (outliers, duplicated columns, few rows) are in
-``prodag.diagnostics`` (``outliers`` and ``warn_outliers`` are importable from here too).
+``prodag.inputs.diagnostics`` (``outliers`` and ``warn_outliers`` are importable from here too).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from prodag.checks import check_integer
+from prodag.inputs.checks import check_integer
 
 _MAX_NAMES_SHOWN = 8
 MIN_FIT_ROWS = 3
@@ -314,4 +314,4 @@ def as_given(X, values: np.ndarray, columns: Sequence[str]):
     return pd.DataFrame(values, index=X.index, columns=X.columns)
 
 
-from prodag.diagnostics import OUTLIER_ROBUST_SDS, OutlierWarning, outliers, warn_outliers  # noqa: E402,F401,E501
+from prodag.inputs.diagnostics import OUTLIER_ROBUST_SDS, OutlierWarning, outliers, warn_outliers  # noqa: E402,F401,E501

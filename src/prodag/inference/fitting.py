@@ -17,18 +17,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag.initialization import start_means
-from prodag.validation import outliers
-from prodag.knowledge import Knowledge
-from prodag import selection
+from prodag.inference import selection
+from prodag.inference.initialization import start_means
+from prodag.inputs.knowledge import Knowledge
+from prodag.inputs.validation import outliers
 from prodag.inference import (FitResult, OptimiserOptions, Params, Screen,
                               VariationalInference, stack)
-from prodag.progress import Progress
+from prodag.inference.draws import PosteriorSampler
+from prodag.inference.refinement import Refiner
 from prodag.models import StructuralEquationModel, make_model
-from prodag.posterior import PosteriorSampler
+from prodag.models.variational import VariationalParams, inverse_softplus
+from prodag.progress import Progress
 from prodag.projection import Projector, make_projector
-from prodag.refinement import Refiner
-from prodag.variational import VariationalParams, inverse_softplus
 
 DATA_START_STD = 0.1
 """σ of every weight in the data start: small enough that the start's order survives the
@@ -39,7 +39,7 @@ first steps, and the σ of reversed entries regrows towards the prior under the 
 class ModelConfig:
     """What fixes the compiled model and projection: the SEM (with the network's shape for
     ``sem="mlp"``; ``None`` for the linear SEM), the projection method, the pruning level and
-    the prior knowledge (``prodag.knowledge``), and the noise distribution."""
+    the prior knowledge (``prodag.inputs.knowledge``), and the noise distribution."""
 
     sem: str = "linear"
     hidden_units: int | None = None
@@ -118,15 +118,15 @@ def alternate_starts(prior: Params, data_starts: Sequence[Params], n_restarts: i
 
 def takes_two_orders(sem: str, from_data: bool, per_variable_noise: bool) -> bool:
     """Whether the fit's restarts take the linear SEM's two data starts (the top-down and the
-    searched order, ``prodag.initialization.start_means``) in turn, without the prior."""
+    searched order, ``prodag.inference.initialization.start_means``) in turn, without the prior."""
     return sem == "linear" and from_data and not per_variable_noise
 
 
 def starts(engine: VariationalInference, Z: np.ndarray, noise: np.ndarray, dtype,
            config: ModelConfig, from_data: bool, n_restarts: int) -> list[Params]:
     """The starting points of ``n_restarts`` fits on the rows ``Z (n, p)``: the prior, and with
-    ``from_data`` the data starts (``prodag.initialization.start_means``, computed once here
-    for every radius fitted on these rows) alternating with it; the linear SEM's data starts
+    ``from_data`` the data starts (``prodag.inference.initialization.start_means``, computed once
+    here for every radius fitted on these rows) alternating with it; the linear SEM's data starts
     (the top-down and the searched orders) take every restart in turn, without the prior,
     whose fits land in different optima for different seeds."""
     prior = engine.init_params(Z.shape[1], noise, dtype)
@@ -146,7 +146,7 @@ def starts(engine: VariationalInference, Z: np.ndarray, noise: np.ndarray, dtype
 
 
 def without_outlying_rows(Z: np.ndarray) -> np.ndarray:
-    """The rows of ``Z (n, p)`` with no value among ``prodag.validation.outliers`` (all of
+    """The rows of ``Z (n, p)`` with no value among ``prodag.inputs.validation.outliers`` (all of
     them if fewer than ``p + 1`` would remain): the data start of a heavy-tailed fit, whose
     covariance one gross outlier would otherwise dominate."""
     far_rows = np.unique(outliers(Z)[:, 0])
@@ -220,8 +220,8 @@ def fit_lambda_path(engine: VariationalInference, config: ModelConfig,
                     fit_path: selection.FitMembers, validation_rows: Sequence[tuple], noise,
                     keys: list, criterion: str, n_lambdas: int, n_restarts: int,
                     refit: selection.FitMembers | None = None) -> list[selection.Selection]:
-    """``prodag.selection.select_lambda`` for every chain (chain ``c`` from ``keys[c]``) with
-    ``fit_path`` (``member_fitter``) and the criterion's score: the ELBO, or the expected
+    """``prodag.inference.selection.select_lambda`` for every chain (chain ``c`` from ``keys[c]``)
+    with ``fit_path`` (``member_fitter``) and the criterion's score: the ELBO, or the expected
     log-likelihood of chain ``c``'s held-out rows ``validation_rows[c] = (Z_val,
     observed_val)`` (``observed_val``: None, or where each variable's equation holds)."""
     if criterion == "validation":

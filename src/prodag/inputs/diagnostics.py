@@ -2,7 +2,7 @@
 values, identical or perfectly collinear columns, few rows for the number of variables, and
 data whose scale contradicts a fixed noise variance.
 
-Each ``warn_*`` function takes the checked data ``(n, p)`` (``prodag.validation.check_data``)
+Each ``warn_*`` function takes the checked data ``(n, p)`` (``prodag.inputs.validation.check_data``)
 and the column names, warns naming the rows, columns and values concerned and what to do, and
 returns what it found. Pure numpy: importing this module does not start JAX.
 """

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from prodag.validation import DataError
+from prodag.inputs.validation import DataError
 
 if TYPE_CHECKING:
     import jax

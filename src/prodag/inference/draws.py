@@ -1,5 +1,5 @@
 """The fitted posterior: drawing projected samples and summarising them (edge probabilities are
-``prodag.metrics.edge_probabilities``; saving is ``prodag.persistence``).
+``prodag.metrics.edge_probabilities``; saving is ``prodag.io.persistence``).
 
 Samples are drawn in batches of a fixed size by one compiled function, so any number of
 samples reuses one compilation; batch ``b`` uses the key ``fold_in(key, b)``, so the first
@@ -14,10 +14,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag.xla import exact_jit
 from prodag.inference import Params
 from prodag.models.base import StructuralEquationModel
 from prodag.projection import Projector
+from prodag.xla import exact_jit
 
 SAMPLE_BATCH_SIZE = 100
 

@@ -1,19 +1,19 @@
 """Checks of a model file's JSON metadata that describe the fit's outcome: the λ path and the
-chains' (and the SMC populations') diagnostics (``prodag.persistence.load`` calls them)."""
+chains' (and the SMC populations') diagnostics (``prodag.io.persistence.load`` calls them)."""
 
 from __future__ import annotations
 
 import math
 
-from prodag.model_file import Checker
+from prodag.io.model_file import Checker
 
 
 def lambda_path(path, estimator, lam: float, check: Checker) -> dict | None:
     if estimator.lam != "auto":
         check.that(path is None, "'lambda_path_' must be null for a fixed lam")
         return None
-    from prodag.parameters import training_options
-    from prodag.selection import BELOW_GRID, BELOW_GRID_ROUNDS, CRITERIA
+    from prodag.config.parameters import training_options
+    from prodag.inference.selection import BELOW_GRID, BELOW_GRID_ROUNDS, CRITERIA
 
     n_lambdas, select_by = (training_options(estimator).n_lambdas,
                             training_options(estimator).select_by)
@@ -46,7 +46,7 @@ def lambda_path(path, estimator, lam: float, check: Checker) -> dict | None:
 
 def diagnostics(found, columns: list[str], check: Checker,
                  extra=("populations", "sortability", "chain_weights")):
-    """The chains' diagnostics (``prodag.chains.diagnose``; the SMC's populations' in
+    """The chains' diagnostics (``prodag.posterior.chains.diagnose``; the SMC's populations' in
     ``"populations"``, with ``"ess"`` and ``"temperatures"``) or None, checked."""
     if found is None:
         return None

@@ -1,8 +1,8 @@
-"""The tempered SMC of a fit (``prodag.smc``): its populations run, pooled and compared.
+"""The tempered SMC of a fit (``prodag.inference.smc``): its populations run, pooled and compared.
 
 ``POPULATIONS`` independent populations of particles start from the same proposal and move
 to the same posterior; their draws are pooled, each population an equal share. Their edge
-probabilities are compared per edge as ``prodag.chains.diagnose`` compares chains: an edge
+probabilities are compared per edge as ``prodag.posterior.chains.diagnose`` compares chains: an edge
 on which they differ by more than 0.3 says the sampler did not mix between the modes there.
 """
 
@@ -15,9 +15,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag import refinement, smc
-from prodag.chains import diagnose, listed_edges
-from prodag.fitting import refiner
+from prodag.inference import refinement, smc
+from prodag.inference.fitting import refiner
+from prodag.posterior.chains import diagnose, listed_edges
 
 POPULATIONS = 2
 """Independent populations; the draws are theirs pooled, each an equal share."""

@@ -1,6 +1,6 @@
 """Every setting of a fit, resolved once and passed forward.
 
-``resolve`` turns the estimator's parameters (``prodag.parameters``) into a frozen
+``resolve`` turns the estimator's parameters (``prodag.config.parameters``) into a frozen
 ``FitSpec`` once the data's variables and the prior knowledge on them are known: the model
 configuration, the optimiser, the noise model, the starts, the dtype. The fit's steps
 (``prodag.procedure``) read the spec, never the estimator; the fitted estimator keeps it as
@@ -15,11 +15,12 @@ from typing import Any
 import jax
 import numpy as np
 
-from prodag import parameters, preprocessing
-from prodag.fitting import ModelConfig
+from prodag.config import parameters
+from prodag.config.parameters import TrainingOptions
 from prodag.inference import OptimiserOptions
-from prodag.knowledge import Knowledge
-from prodag.parameters import TrainingOptions
+from prodag.inference.fitting import ModelConfig
+from prodag.inputs import preprocessing
+from prodag.inputs.knowledge import Knowledge
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class FitSpec:
 
 def resolve(settings, knowledge: Knowledge | None, p: int) -> FitSpec:
     """The ``FitSpec`` of an estimator's parameters ``settings`` for ``p`` variables with the
-    prior ``knowledge`` on them (``prodag.knowledge``; None: none)."""
+    prior ``knowledge`` on them (``prodag.inputs.knowledge``; None: none)."""
     network = parameters.network_options(settings)
     noise_model = parameters.noise_model(settings)
     config = ModelConfig.create(settings.sem, network.hidden_units, network.hidden_layers,

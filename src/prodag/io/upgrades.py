@@ -1,5 +1,5 @@
 """Model files of older formats read as the current one: each step turns version ``v``
-metadata into version ``v + 1`` (``prodag.persistence.load`` runs them in turn).
+metadata into version ``v + 1`` (``prodag.io.persistence.load`` runs them in turn).
 
 Version 2: the mixture posterior and the prior knowledge parameters. Version 3: the
 experimental conditions and ``intervention_kind``. Version 4: ``likelihood``. Version 5:
@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from prodag.parameters import GROUPS, as_dict
+from prodag.config.parameters import GROUPS, as_dict
 
 
 def upgraded(metadata: dict, check) -> dict:
     """``metadata`` of any readable version as the current version; ``check`` (the loader's
-    ``prodag.model_file.Checker``) fails with the file's name when an old file cannot be read."""
+    ``prodag.io.model_file.Checker``) fails with the file's name when an old file cannot be read."""
     for version, step in STEPS.items():
         if metadata["format_version"] == version:
             check.that(isinstance(metadata.get("params"), dict), "'params' is not a JSON object")

@@ -16,20 +16,21 @@ from pathlib import Path
 
 import numpy as np
 
-from prodag import metadata_checks, parameters, upgrades
-from prodag.model_file import Checker, ModelFileError, read  # noqa: F401  (ModelFileError: API)
+from prodag.config import parameters
+from prodag.config.parameters import GROUPS, as_dict, noise_model
+from prodag.config.spec import resolve, with_knowledge
 from prodag.inference import Params
-from prodag.knowledge import Tiers
-from prodag.parameters import GROUPS, as_dict, noise_model
-from prodag.preprocessing import learns_noise, on_common_scale
-from prodag.refinement import MOVES, Refined
-from prodag.spec import resolve, with_knowledge
-from prodag.variational import VariationalParams
+from prodag.inference.refinement import MOVES, Refined
+from prodag.inputs.knowledge import Tiers
+from prodag.inputs.preprocessing import learns_noise, on_common_scale
+from prodag.io import metadata_checks, upgrades
+from prodag.io.model_file import Checker, ModelFileError, read  # noqa: F401  (ModelFileError: API)
+from prodag.models.variational import VariationalParams
 
 FORMAT_VERSION = 6
 """The parameters as the constructor takes them (``training``/``network`` as objects of their
 fields, ``lam`` as ``"auto"``, a number or ``"inf"``, ``tiers`` as groups or ``{"groups",
-"forbid_within"}``) and ``intervention_kind_``; older versions: ``prodag.upgrades``."""
+"forbid_within"}``) and ``intervention_kind_``; older versions: ``prodag.io.upgrades``."""
 READABLE_VERSIONS = (2, 3, 4, 5, 6)
 FITTED_ARRAYS = ("mean_", "scale_", "history_", "noise_variance_", "mixture_weights_",
                  "component_lams_")
@@ -55,7 +56,8 @@ def params_to_arrays(params: Params, prefix: str = "params/") -> dict[str, np.nd
 
 
 def refined_to_arrays(refined: Refined) -> dict[str, np.ndarray]:
-    """A refined posterior (``prodag.refinement.Refined``) as ``arrays/refined/...`` entries."""
+    """A refined posterior (``prodag.inference.refinement.Refined``) as ``arrays/refined/...``
+    entries."""
     arrays = {f"arrays/refined/weights_tilde/{name}": np.asarray(value)
               for name, value in refined.weights_tilde.items()}
     arrays.update({f"arrays/refined/{name}": np.asarray(getattr(refined, name))
@@ -194,7 +196,7 @@ def _conditions(labels, arrays: dict, p: int, check: Checker):
 
 
 def _knowledge(estimator, columns: list[str], check: Checker):
-    from prodag.knowledge import Knowledge, KnowledgeError
+    from prodag.inputs.knowledge import Knowledge, KnowledgeError
 
     try:
         return Knowledge.create(columns, estimator.forbidden, estimator.required,
@@ -232,7 +234,7 @@ def _components(arrays: dict, estimator, p: int, k: int, check: Checker) -> list
 def _refined(arrays: dict, estimator, p: int, check: Checker) -> Refined | None:
     """The refined draws ``refined/...`` (``TrainingOptions.refine_steps > 0``), checked
     against the SEM's weight shapes; None without refinement."""
-    from prodag.parameters import training_options
+    from prodag.config.parameters import training_options
 
     present = {name for name in arrays if name.startswith("refined/")}
     if not (training_options(estimator).refine_steps

@@ -7,12 +7,12 @@ cheap, consistent estimate of the order to start from: the *top-down* rule for e
 SEMs (Chen, Drton & Wang, 2019). Each step places the unplaced variable whose variance given
 the placed ones, divided by its noise variance, is smallest; under the model every source of
 the remaining graph has exactly its noise variance left while every other variable has more
-(``prodag.order_search.top_down_order``). The start ``loc`` is then the ridge regression of
-every variable on the variables before it.
+(``prodag.inference.order_search.top_down_order``). The start ``loc`` is then the ridge regression
+of every variable on the variables before it.
 
 The rule is greedy, so the linear SEM has a second start along the order of a BIC search over
-orders under the same noise variances (``prodag.order_search``). A fit that learns one noise
-variance per variable gives the rule nothing to go on; its one linear start follows the
+orders under the same noise variances (``prodag.inference.order_search``). A fit that learns one
+noise variance per variable gives the rule nothing to go on; its one linear start follows the
 search's scale-free order instead.
 
 The additive SEM gets a second start made the same way with its own features
@@ -22,14 +22,14 @@ as strengths and shapes. A relation that is a V (``y = |x|``) has no linear corr
 the linear start leaves it out; this start has it.
 
 It runs once per fit on the ``(p, p)`` Gram matrix (``(2p + 1, 2p + 1)`` for the additive
-start), plus the order searches of ``prodag.order_search``.
+start), plus the order searches of ``prodag.inference.order_search``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from prodag.order_search import (MANY_STARTS_UP_TO, best_order, searched_orders, top_down,
+from prodag.inference.order_search import (MANY_STARTS_UP_TO, best_order, searched_orders, top_down,
                                  top_down_order)
 
 SEARCHED_GRAPHS = 6
@@ -168,8 +168,8 @@ def start_means(X: np.ndarray, noise_variance: np.ndarray, sem: str, hidden_unit
     order the restarts take them (weights not named, e.g. shapes and biases, start at 0):
 
     - linear SEM: ``linear_start`` along the top-down order, then along each of the
-      ``n_searched_graphs`` best distinct orders of ``prodag.order_search.searched_orders``
-      under the same noise variances;
+      ``n_searched_graphs`` best distinct orders of
+      ``prodag.inference.order_search.searched_orders`` under the same noise variances;
     - MLP: ``relu_network_start`` of the top-down linear start;
     - additive SEM: the top-down linear start, then ``additive_start``.
 

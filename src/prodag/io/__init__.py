@@ -1,0 +1,1 @@
+"""Saved models: the file format, its checks on load, and upgrades of older formats."""
