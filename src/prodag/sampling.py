@@ -15,8 +15,6 @@ import numpy as np
 
 from prodag.config.spec import FitSpec
 from prodag.inference import fitting, refinement, smc
-from prodag.inference import noise_variance_of
-from prodag.models import variational
 from prodag.posterior import chains, mixture, sortability
 from prodag.posterior import populations as populations_module
 from prodag.procedure import Plan, Posterior, Prepared, observational_rows, scored_data
@@ -31,20 +29,24 @@ def mixture_draws(posterior: Posterior, noise: np.ndarray, key,
                   n: int) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
     """``n`` unprojected draws ``ω̃`` of the pooled mixture (pytree, leading axis n, grouped
     by component) and each draw's radius ``(n,)``, noise variance ``(n, p | 1)`` and
-    chain ``(n,)``."""
-    assignment = mixture.assign(posterior.weights, jax.random.fold_in(key, 0), n)
-    counts = np.bincount(assignment, minlength=len(posterior.weights))
-    draws, lams, noises = [], [], []
-    for k in np.flatnonzero(counts):
-        params = jax.tree.map(jnp.asarray, posterior.components[k])
-        draws.append(variational.sample(params.q, jax.random.fold_in(key, int(k) + 1),
-                                        int(counts[k])))
-        lams.append(np.full(counts[k], posterior.lams[k]))
-        variance = np.asarray(noise_variance_of(params, jnp.asarray(noise)))
-        noises.append(np.broadcast_to(variance, (counts[k], variance.size)))
-    weights_tilde = {name: jnp.concatenate([d[name] for d in draws]) for name in draws[0]}
-    chain = np.repeat(posterior.chains, counts)
-    return weights_tilde, np.concatenate(lams), np.concatenate(noises), chain
+    chain ``(n,)``.
+
+    Draw ``i`` of component ``z_i`` is ``loc[z_i] + σ[z_i] · ε_i``, the standard normals ``ε``
+    drawn for all ``n`` at once: the shapes do not depend on how the draws split among the
+    components, so nothing compiles anew from one fit to the next."""
+    assignment = np.sort(mixture.assign(posterior.weights, jax.random.fold_in(key, 0), n))
+    components = posterior.components
+    weights_tilde = {}
+    for i, name in enumerate(sorted(components[0].q.loc)):
+        loc = np.stack([np.asarray(c.q.loc[name]) for c in components])[assignment]
+        scale = np.logaddexp(0.0, np.stack([np.asarray(c.q.rho[name])
+                                            for c in components]))[assignment]
+        standard = jax.random.normal(jax.random.fold_in(key, i + 1), loc.shape, loc.dtype)
+        weights_tilde[name] = jnp.asarray(loc + scale.astype(loc.dtype) * np.asarray(standard))
+    variances = np.stack([np.asarray(noise) if c.log_noise_variance is None
+                          else np.exp(np.asarray(c.log_noise_variance)) for c in components])
+    return (weights_tilde, np.asarray(posterior.lams)[assignment], variances[assignment],
+            np.asarray(posterior.chains)[assignment])
 
 
 def finish(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: list,

@@ -248,9 +248,12 @@ class VariationalInference:
                                     opts.epochs_per_call)
             epoch = int(epochs.max())
             newly = [r for r in np.flatnonzero(~still) if rows[r] not in finished]
-            for r in newly:  # a stopped member's state is final: kept on the host
-                finished[int(rows[r])] = (jax.tree.map(lambda x, r=r: x[r], state.params),
-                                          np.asarray(state.history[r, :epochs[r]]))
+            if newly:  # a stopped member's state is final: kept on the host (sliced there,
+                # so no slice of a new shape compiles)
+                params, history = jax.tree.map(np.asarray, (state.params, state.history))
+                for r in newly:
+                    finished[int(rows[r])] = (jax.tree.map(lambda x, r=r: x[r], params),
+                                              history[r, :epochs[r]])
             if progress is not None:
                 progress.fit_done(len([r for r in newly if rows[r] < n_members]))
                 best = np.asarray(state.best)[still]
