@@ -92,15 +92,19 @@ NOTES = {
                       "order starts, learning rate 0.1) scored 8.33 ± 1.09 / 10.4 ± 1.1 / "
                       "85.5 ± 1.6% / 96.2 ± 0.7% here at 6.0 s per fit.",
     "linear-100": "The paper's Figure 2 sizes (p = 100, s = 200). ProDAG: prodag's defaults of "
-                  "commit 545e75d (λ by the ELBO; the λ = ∞ fit and the 10 radii from one start, "
-                  "the two best radii from 3), run 2026-11-24 before the mixture posterior "
-                  "(which changes the sampling of a fit, not its cost); n = 100 seeds 0-7 and "
-                  "n = 1000 seeds 0-3 shared the 2-core CPU with test runs (102-103 s per fit "
-                  "alone at n = 100, 123-148 s at n = 1000). DAGMA (dagma 1.1.1, torch 2.13 CPU; "
-                  "its 10-λ grid, the best by the validation rows): run 2026-11-24 with one "
-                  "BLAS thread (`OMP_NUM_THREADS=1`) while other jobs used the second core, "
-                  "163-318 s per fit at n = 100 and 177-271 s at n = 1000; it beats ProDAG on "
-                  "Brier, E-SHD and E-F1 at both sizes, ProDAG has the higher AUROC at n = 1000.",
+                  "commit 37fcb1b (2026-11-26: the batched engine, λ by the ELBO with the "
+                  "screen of trailing radii and the radii below the grid, the mixture "
+                  "posterior), `prodag bench linear-100 --method ProDAG --merge`; every fit "
+                  "shared the 2-core CPU with other benchmarks and test runs, so its seconds "
+                  "are about 1.4× a quiet fit's (176.9 s for dataset 0 at n = 100 alone: "
+                  "`benchmarks/studies/fit_time.py`). The rows of commit 545e75d (2026-11-24) "
+                  "were 100.9 / 104.5 / 67.2% / 82.5% at n = 100 and 23.1 / 23.4 / 91.3% / "
+                  "99.5% at n = 1000. DAGMA (dagma 1.1.1, torch 2.13 CPU; its 10-λ grid, the "
+                  "best by the validation rows): run 2026-11-24 with one BLAS thread "
+                  "(`OMP_NUM_THREADS=1`) while other jobs used the second core, 163-318 s per "
+                  "fit at n = 100 and 177-271 s at n = 1000. ProDAG now has the lower Brier "
+                  "score and the higher AUROC at both sizes; DAGMA the lower E-SHD and higher "
+                  "E-F1.",
     "nonlinear-10-n100": "**ProDAG (additive)**: `sem=\"additive\"` (each edge a strength, "
                          "projected as the linear weights are, times a learned "
                          "piecewise-linear shape; λ by the ELBO, three starts at the two best "
@@ -181,7 +185,8 @@ def load_records(results_dir: Path = RESULTS_DIR) -> list[dict]:
                             "description": EXPERIMENTS[name].description})
         else:
             record = json.loads(path.read_text())
-            if record.get("experiment") in EXPERIMENTS and not record.get("quick"):
+            if (isinstance(record, dict) and record.get("experiment") in EXPERIMENTS
+                    and not record.get("quick")):  # studies write other shapes
                 records.append(record)
     return [r for r in records if r.get("rows")]
 
