@@ -15,6 +15,7 @@ import numpy as np
 
 from prodag.config.spec import FitSpec
 from prodag.inference import fitting, refinement, smc
+from prodag.models import variational
 from prodag.posterior import chains, mixture, sortability
 from prodag.posterior import populations as populations_module
 from prodag.procedure import Plan, Posterior, Prepared, observational_rows, scored_data
@@ -39,8 +40,8 @@ def mixture_draws(posterior: Posterior, noise: np.ndarray, key,
     weights_tilde = {}
     for i, name in enumerate(sorted(components[0].q.loc)):
         loc = np.stack([np.asarray(c.q.loc[name]) for c in components])[assignment]
-        scale = np.logaddexp(0.0, np.stack([np.asarray(c.q.rho[name])
-                                            for c in components]))[assignment]
+        scale = np.stack([np.asarray(variational.stddev(c.q)[name])
+                          for c in components])[assignment]
         standard = jax.random.normal(jax.random.fold_in(key, i + 1), loc.shape, loc.dtype)
         weights_tilde[name] = jnp.asarray(loc + scale.astype(loc.dtype) * np.asarray(standard))
     variances = np.stack([np.asarray(noise) if c.log_noise_variance is None
