@@ -154,6 +154,7 @@ def main(argv=None) -> None:
     parser.add_argument("--budget", type=float, default=420.0,
                         help="seconds after which no new row starts")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
+    parser.add_argument("--tag", default="", help="suffix of the results file's name")
     parser.add_argument("--no-cpu", action="store_true",
                         help="on a GPU machine, no CPU rows (a second process makes them)")
     parser.add_argument("--json", type=Path, default=None, help=argparse.SUPPRESS)
@@ -217,7 +218,8 @@ def save(result: dict, args, cpu_process, wait: bool = True) -> None:
             result[section] = [*result.get(section, []), *cpu.get(section, [])]
     name = re.sub(r"[^A-Za-z0-9]+", "-", device_name()).strip("-").lower()
     text = json.dumps(result, indent=1) + "\n"
-    out = RESULTS_DIR / f"device_{name}{'_quick' if args.quick else ''}.json"
+    suffix = "".join(f"_{part}" for part in (args.quick and "quick", args.tag) if part)
+    out = RESULTS_DIR / f"device_{name}{suffix}.json"
     out.write_text(text)
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
