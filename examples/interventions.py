@@ -13,7 +13,7 @@ from prodag import ProDAG, TrainingOptions, metrics, simulate
 
 # PRODAG_EXAMPLES_QUICK=1 (the tests) fits with tiny settings; unset, a real fit.
 QUICK = ({"lam": 2.0, "max_epochs": 10, "n_samples": 8, "n_chains": 1,
-          "training": TrainingOptions(n_restarts=1)}
+          "training": TrainingOptions(n_restarts=1, refine_steps=20)}
          if os.environ.get("PRODAG_EXAMPLES_QUICK") else {})
 
 data = simulate.dataset(p=10, s=15, n=100, interventions=5, seed=0)

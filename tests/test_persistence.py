@@ -18,7 +18,7 @@ def saved(tmp_path_factory):
     X[:, 1] += X[:, 0]
     path = tmp_path_factory.mktemp("model") / "model.npz"
     ProDAG(lam=1.0, max_epochs=2, n_samples=5, n_chains=1, seed=0, progress=False,
-           training=TrainingOptions(n_restarts=1)).fit(X).save(path)
+           training=TrainingOptions(n_restarts=1, refine_steps=0)).fit(X).save(path)
     return path
 
 
@@ -121,6 +121,18 @@ def test_a_version_2_file_loads_as_fitted_without_conditions(saved, tmp_path):
     loaded = ProDAG.load(_tampered(saved, tmp_path, _as_version_2))
     assert loaded.conditions_ is None and loaded.intervention_kind_ == "do"
     assert loaded.likelihood == "gaussian"
+    np.testing.assert_array_equal(loaded.sample(5, seed=0), ProDAG.load(saved).sample(5, seed=0))
+
+
+def test_a_version_6_file_with_default_training_loads_without_refinement(saved, tmp_path):
+    """Format 6 wrote ``training=None`` for the default options, whose ``refine_steps`` was
+    0 then; today's default (None) refines, so the upgrade names the 0."""
+    def as_version_6(arrays, metadata):
+        metadata["format_version"], metadata["params"]["training"] = 6, None
+
+    loaded = ProDAG.load(_tampered(saved, tmp_path, as_version_6))
+    assert loaded.spec_.refine_steps == 0 and loaded.refined_ is None
+    assert loaded.get_params()["training"].refine_steps == 0
     np.testing.assert_array_equal(loaded.sample(5, seed=0), ProDAG.load(saved).sample(5, seed=0))
 
 

@@ -16,9 +16,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag.config import parameters
 from prodag.config.parameters import training_options
-from prodag.config.spec import FitSpec
+from prodag.config.spec import FitSpec, resolved_noise_model
 from prodag.inference import fitting, selection
 from prodag.inference import noise_variance_of
 from prodag.inference.initialization import noise_variance_start
@@ -122,7 +121,7 @@ def preprocess(settings, X, X_val, interventions, conditions,
             else int(np.random.SeedSequence().entropy % (2 ** 31)))
     if intervention_kind == "activity" and mask is not None:
         data = interventions_module.hide_intervened(data, mask)
-    noise_model = parameters.noise_model(settings)
+    noise_model = resolved_noise_model(settings)
     common = preprocessing.on_common_scale(noise_model)
     if not settings.standardize:
         preprocessing.warn_column_scales(data, columns)

@@ -9,6 +9,8 @@ report says what orients the final posterior's edges (``prodag.posterior.sortabi
 
 from __future__ import annotations
 
+import time
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -16,7 +18,7 @@ import numpy as np
 from prodag.config.spec import FitSpec
 from prodag.inference import fitting, refinement, smc
 from prodag.models import variational
-from prodag.posterior import chains, mixture, sortability
+from prodag.posterior import chains, mixture, negligible, sortability
 from prodag.posterior import populations as populations_module
 from prodag.procedure import Plan, Posterior, Prepared, observational_rows, scored_data
 from prodag.streams import REFINEMENT_STREAM, SMC_STREAM
@@ -59,9 +61,15 @@ def finish(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: list,
     scale alone may orient them."""
     posterior, refined = sample_posterior(spec, the_plan, posterior, runs, prepared, key,
                                           progress)
-    probabilities = (posterior.edge_probabilities if refined is None else np.mean(np.asarray(
-        fitting.refiner(the_plan.config).project_draws(refined.weights_tilde,
-                                                       refined.lams)[1]) != 0, axis=0))
+    probabilities = posterior.edge_probabilities
+    if refined is not None:  # as the fitted estimator draws them: negligible entries dropped
+        learned = posterior.components[0].log_noise_variance
+        graphs = negligible.without_negligible(
+            spec.config.sem, *fitting.refiner(the_plan.config).project_draws(
+                refined.weights_tilde, refined.lams),
+            prepared.noise if learned is None else np.exp(np.asarray(learned)),
+            spec.config.knowledge)[1]
+        probabilities = np.mean(graphs != 0, axis=0)
     report = sortability.orientation_report(
         probabilities, observational_rows(prepared.Z, prepared.observed), prepared.scale)
     posterior.diagnostics["sortability"] = report
@@ -76,7 +84,7 @@ def refine(spec: FitSpec, the_plan: Plan, posterior: Posterior, prepared: Prepar
     bagged, each draw towards the posterior given its chain's resample. None without
     refinement."""
     training, dtype = spec.training, spec.dtype
-    steps = training.refine_steps
+    steps = spec.refine_steps
     if not steps:
         return None
     key = jax.random.fold_in(key, REFINEMENT_STREAM)
@@ -100,6 +108,19 @@ def refine(spec: FitSpec, the_plan: Plan, posterior: Posterior, prepared: Prepar
                                                    jax.random.fold_in(key, 1), steps, on_block)
 
 
+def refinement_report(spec: FitSpec, refined: refinement.Refined, seconds: float) -> dict:
+    """What the refinement did, JSON-ready: its steps and whether the default chose them
+    (``"auto"``, ``prodag.config.spec.resolved_refine_steps``) or the caller (``"set"``), the draws
+    moved, its seconds (a process's first refinement includes compiling) and their share per
+    step, and the accepted share of each move kind."""
+    steps = spec.refine_steps
+    return {"steps": steps, "chosen": "auto" if spec.training.refine_steps is None else "set",
+            "draws": REFINED_DRAWS, "seconds": round(seconds, 2),
+            "seconds_per_step": round(seconds / steps, 4),
+            "acceptance": {move: round(float(share), 4) for move, share in
+                           zip(refinement.MOVES, np.asarray(refined.acceptance))}}
+
+
 def sample_posterior(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: list,
                      prepared: Prepared, key, progress) -> tuple:
     """``(posterior, draws)``: with ``TrainingOptions(sampler="smc")``, ``REFINED_DRAWS`` draws
@@ -107,7 +128,13 @@ def sample_posterior(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: 
     its populations' agreement in ``diagnostics["populations"]`` (warned about); else ``refine``."""
     training, dtype = spec.training, spec.dtype
     if training.sampler != "smc":
-        return posterior, refine(spec, the_plan, posterior, prepared, key, progress)
+        began = time.perf_counter()
+        refined = refine(spec, the_plan, posterior, prepared, key, progress)
+        if refined is None:
+            return posterior, None
+        report = refinement_report(spec, refined, time.perf_counter() - began)
+        return posterior._replace(diagnostics={**posterior.diagnostics,
+                                               "refinement": report}), refined
     fits, _ = chains.contenders(runs, prepared.Z.shape[0])
     target = refinement.Target(scored_data(the_plan, 0), None,
                                jnp.asarray(prepared.noise[None], dtype),

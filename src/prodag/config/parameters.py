@@ -63,11 +63,16 @@ class TrainingOptions:
         per data start for the linear SEM started from the data (the top-down order and the
         searched orders), 3 for the other linear and additive fits (their ELBOs have local
         optima, roughly one per order), 1 for the MLP.
-    refine_steps : int
+    refine_steps : int or None
         Metropolis steps that move ``REFINED_DRAWS`` draws of the fitted mixture towards the
         model's own posterior after the fit (``prodag.inference.refinement``); the posterior is then
         those draws. 0: none (the mixture itself). With ``bootstrap``, each draw moves
         towards the posterior given its own chain's resample (a refined bagged posterior).
+        ``None``: a cost in proportion to the fit's (``prodag.config.spec``): for the linear
+        SEM 300 steps up to 20 variables and ``300 · (20 / p)²`` beyond (a step's cost grows
+        about as p²·⁵), none below 10 steps (p > 109); none for the additive SEM, the MLP
+        and ``sampler="smc"``. ``diagnostics_["refinement"]`` of the fitted estimator says
+        how many steps ran and what one cost.
     sampler : {"mixture", "smc"}
         The posterior: the fits' mixture (see refine_steps) or tempered SMC
         (``prodag.inference.smc``).
@@ -82,7 +87,7 @@ class TrainingOptions:
     validation_fraction: float = VALIDATION_FRACTION
     init: str = "auto"
     n_restarts: int | None = None
-    refine_steps: int = 0
+    refine_steps: int | None = None
     sampler: str = "mixture"
 
     def __post_init__(self):
@@ -239,7 +244,8 @@ def rules() -> dict[str, Callable]:
         "n_lambdas": integer("n_lambdas"), "select_by": choice("select_by", CRITERIA),
         "validation_fraction": _fraction, "init": choice("init", INITS),
         "n_restarts": _optional(integer("n_restarts")),
-        "refine_steps": lambda value: check_integer("refine_steps", value, minimum=0),
+        "refine_steps": _optional(lambda value: check_integer("refine_steps", value,
+                                                              minimum=0)),
         "sampler": choice("sampler", ("mixture", "smc")),
         # NetworkOptions
         "hidden_units": integer("hidden_units"), "hidden_layers": integer("hidden_layers"),
@@ -267,7 +273,7 @@ def check(params: dict) -> None:
                          "and chooses lam by the ELBO; use TrainingOptions(select_by='elbo') "
                          "with it.")
     if training.sampler == "smc" and (params["bootstrap"] or training.refine_steps):
-        raise ValueError("sampler='smc' takes bootstrap=False and refine_steps=0.")
+        raise ValueError("sampler='smc' takes bootstrap=False and refine_steps=0 (or None).")
     if training.init == "data" and params["sem"] == "mlp" and (
             network.activation != "relu" or network.hidden_units < 2):
         raise ValueError("init='data' starts each network as the linear start with ReLU units "
@@ -305,38 +311,3 @@ def nest(flat: dict) -> dict:
 def as_dict(options) -> dict:
     """An option group's fields as a dict (JSON-ready)."""
     return {f.name: getattr(options, f.name) for f in fields(options)}
-
-
-# ---- defaults resolved at fit time ----------------------------------------------------------
-
-LINEAR_LR = 0.03
-PAPER_LR = 0.1
-
-
-def resolved_init(settings) -> str:
-    """``training.init`` with ``"auto"`` resolved: the data start but for the MLP."""
-    init = training_options(settings).init
-    return ("prior" if settings.sem == "mlp" else "data") if init == "auto" else init
-
-
-def resolved_restarts(settings, p: int) -> int:
-    """``training.n_restarts`` with ``None`` resolved for ``p`` variables: 1 for the MLP; for
-    the linear SEM started from the data with known or equal noise variances, one fit per
-    data start (the top-down order and ``initialization.n_searched_graphs(p)`` searched
-    ones); 3 otherwise."""
-    from prodag.inference.fitting import takes_two_orders
-    from prodag.inference.initialization import n_searched_graphs
-
-    n_restarts = training_options(settings).n_restarts
-    if n_restarts is not None:
-        return int(n_restarts)
-    if settings.sem == "mlp":
-        return 1
-    per_variable = noise_model(settings) == "estimate"
-    two_orders = takes_two_orders(settings.sem, resolved_init(settings) == "data", per_variable)
-    return 1 + n_searched_graphs(p) if two_orders else 3
-
-
-def noise_model(settings):
-    """``settings.noise_variance`` with ``"auto"`` resolved for ``settings.sem``."""
-    return preprocessing.resolved_noise(settings.noise_variance, settings.sem)

@@ -40,6 +40,8 @@ class FitSpec:
     """Whether the fits start from the data (``TrainingOptions.init`` resolved)."""
     restarts: int
     """Starts of each radius (``TrainingOptions.n_restarts`` resolved for p)."""
+    refine_steps: int
+    """Metropolis steps of the refinement (``TrainingOptions.refine_steps`` resolved for p)."""
     n_chains: int
     bootstrap: bool
     standardize: bool
@@ -57,7 +59,7 @@ def resolve(settings, knowledge: Knowledge | None, p: int) -> FitSpec:
     """The ``FitSpec`` of an estimator's parameters ``settings`` for ``p`` variables with the
     prior ``knowledge`` on them (``prodag.inputs.knowledge``; None: none)."""
     network = parameters.network_options(settings)
-    noise_model = parameters.noise_model(settings)
+    noise_model = resolved_noise_model(settings)
     config = ModelConfig.create(settings.sem, network.hidden_units, network.hidden_layers,
                                 network.activation, network.bias, settings.projection,
                                 settings.prune, knowledge, settings.likelihood)
@@ -65,8 +67,9 @@ def resolve(settings, knowledge: Knowledge | None, p: int) -> FitSpec:
     return FitSpec(config, optimiser_options(settings),
                    parameters.training_options(settings), noise_model,
                    preprocessing.learns_noise(noise_model), lam,
-                   parameters.resolved_init(settings) == "data",
-                   parameters.resolved_restarts(settings, p), int(settings.n_chains),
+                   resolved_init(settings) == "data",
+                   resolved_restarts(settings, p),
+                   resolved_refine_steps(settings, p), int(settings.n_chains),
                    bool(settings.bootstrap), bool(settings.standardize),
                    float(settings.prior_std), jax.dtypes.canonicalize_dtype(np.float64))
 
@@ -76,7 +79,7 @@ def optimiser_options(settings) -> OptimiserOptions:
     the linear SEM, whose many data starts each keep their own mode at that rate whatever the
     key; 0.1, the paper's, otherwise)."""
     training = parameters.training_options(settings)
-    lr = ((parameters.LINEAR_LR if settings.sem == "linear" else parameters.PAPER_LR)
+    lr = ((LINEAR_LR if settings.sem == "linear" else PAPER_LR)
           if settings.lr is None else float(settings.lr))
     return OptimiserOptions(n_samples=settings.n_samples, max_epochs=settings.max_epochs,
                             patience=training.patience, lr=lr,
@@ -87,3 +90,59 @@ def optimiser_options(settings) -> OptimiserOptions:
 def with_knowledge(spec: FitSpec, knowledge: Knowledge | None) -> FitSpec:
     """``spec`` with other prior knowledge."""
     return replace(spec, config=replace(spec.config, knowledge=knowledge))
+
+
+# ---- defaults resolved at fit time ----------------------------------------------------------
+
+LINEAR_LR = 0.03
+PAPER_LR = 0.1
+AUTO_REFINE_STEPS = 300
+"""Refinement steps of a default linear fit up to ``AUTO_REFINE_P`` variables: 1.9 s at
+p = 20 on a 2-core CPU; seeds within 0.3 on 8 of 10 datasets instead of 7, and every
+accuracy score better (docs/findings.md, 2026-11-26, twelfth session)."""
+AUTO_REFINE_P = 20
+MIN_AUTO_REFINE_STEPS = 10
+"""Fewer default steps than these are not run (p > 109)."""
+
+
+def resolved_init(settings) -> str:
+    """``training.init`` with ``"auto"`` resolved: the data start but for the MLP."""
+    init = parameters.training_options(settings).init
+    return ("prior" if settings.sem == "mlp" else "data") if init == "auto" else init
+
+
+def resolved_restarts(settings, p: int) -> int:
+    """``training.n_restarts`` with ``None`` resolved for ``p`` variables: 1 for the MLP; for
+    the linear SEM started from the data with known or equal noise variances, one fit per
+    data start (the top-down order and ``initialization.n_searched_graphs(p)`` searched
+    ones); 3 otherwise."""
+    from prodag.inference.fitting import takes_two_orders
+    from prodag.inference.initialization import n_searched_graphs
+
+    n_restarts = parameters.training_options(settings).n_restarts
+    if n_restarts is not None:
+        return int(n_restarts)
+    if settings.sem == "mlp":
+        return 1
+    per_variable = resolved_noise_model(settings) == "estimate"
+    two_orders = takes_two_orders(settings.sem, resolved_init(settings) == "data", per_variable)
+    return 1 + n_searched_graphs(p) if two_orders else 3
+
+
+def resolved_refine_steps(settings, p: int) -> int:
+    """``training.refine_steps`` with ``None`` resolved for ``p`` variables: for the linear
+    SEM's mixture, ``AUTO_REFINE_STEPS`` up to ``AUTO_REFINE_P`` variables and
+    ``AUTO_REFINE_STEPS · (AUTO_REFINE_P / p)²`` beyond, 0 once under
+    ``MIN_AUTO_REFINE_STEPS``; 0 for the other SEMs and for ``sampler="smc"``."""
+    training = parameters.training_options(settings)
+    if training.refine_steps is not None:
+        return int(training.refine_steps)
+    if settings.sem != "linear" or training.sampler != "mixture":
+        return 0
+    steps = round(AUTO_REFINE_STEPS * min(1.0, (AUTO_REFINE_P / p) ** 2))
+    return steps if steps >= MIN_AUTO_REFINE_STEPS else 0
+
+
+def resolved_noise_model(settings):
+    """``settings.noise_variance`` with ``"auto"`` resolved for ``settings.sem``."""
+    return preprocessing.resolved_noise(settings.noise_variance, settings.sem)

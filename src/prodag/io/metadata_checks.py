@@ -45,9 +45,10 @@ def lambda_path(path, estimator, lam: float, check: Checker) -> dict | None:
 
 
 def diagnostics(found, columns: list[str], check: Checker,
-                 extra=("populations", "sortability", "chain_weights")):
+                 extra=("populations", "sortability", "chain_weights", "refinement")):
     """The chains' diagnostics (``prodag.posterior.chains.diagnose``; the SMC's populations' in
-    ``"populations"``, with ``"ess"`` and ``"temperatures"``) or None, checked."""
+    ``"populations"``, with ``"ess"`` and ``"temperatures"``; the refinement's report in
+    ``"refinement"``, ``prodag.sampling.refinement_report``) or None, checked."""
     if found is None:
         return None
     fields = {"n_chains", "max_difference", "mean_difference", "threshold",
@@ -62,6 +63,10 @@ def diagnostics(found, columns: list[str], check: Checker,
     check.that(isinstance(report, dict) and all(
         value is None or isinstance(value, (int, float)) for value in report.values()),
         "'diagnostics_.sortability' must map names to numbers or null")
+    refined = found.get("refinement", {"steps": 1})
+    check.that(isinstance(refined, dict) and isinstance(refined.get("steps"), int)
+               and refined["steps"] >= 1,
+               "'diagnostics_.refinement' must be an object with its steps (>= 1)")
     n_chains = found["n_chains"]
     check.that(isinstance(n_chains, int) and n_chains >= 1
                and isinstance(found["chain_elbos"], list)

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from prodag.config import parameters
-from prodag.config.parameters import GROUPS, as_dict, noise_model
-from prodag.config.spec import resolve, with_knowledge
+from prodag.config.parameters import GROUPS, as_dict
+from prodag.config.spec import resolve, resolved_noise_model, with_knowledge
 from prodag.inference import Params
 from prodag.inference.refinement import MOVES, Refined
 from prodag.inputs.knowledge import Tiers
@@ -27,11 +27,11 @@ from prodag.io import metadata_checks, upgrades
 from prodag.io.model_file import Checker, ModelFileError, read  # noqa: F401  (ModelFileError: API)
 from prodag.models.variational import VariationalParams
 
-FORMAT_VERSION = 6
+FORMAT_VERSION = 7
 """The parameters as the constructor takes them (``training``/``network`` as objects of their
 fields, ``lam`` as ``"auto"``, a number or ``"inf"``, ``tiers`` as groups or ``{"groups",
 "forbid_within"}``) and ``intervention_kind_``; older versions: ``prodag.io.upgrades``."""
-READABLE_VERSIONS = (2, 3, 4, 5, 6)
+READABLE_VERSIONS = (2, 3, 4, 5, 6, 7)
 FITTED_ARRAYS = ("mean_", "scale_", "history_", "noise_variance_", "mixture_weights_",
                  "component_lams_")
 
@@ -209,7 +209,7 @@ def _components(arrays: dict, estimator, p: int, k: int, check: Checker) -> list
     """The ``k`` mixture components ``params/<i>/...``, each checked against the SEM's weight
     shapes for ``p``; nothing else may start with ``params/``."""
     shapes = estimator.spec_.config.model().weight_shapes(p)
-    model = noise_model(estimator)
+    model = resolved_noise_model(estimator)
     learn_noise = learns_noise(model)
     noise_shape = (p,) if model == "estimate" else (1,)
     expected = set()
@@ -232,13 +232,10 @@ def _components(arrays: dict, estimator, p: int, k: int, check: Checker) -> list
 
 
 def _refined(arrays: dict, estimator, p: int, check: Checker) -> Refined | None:
-    """The refined draws ``refined/...`` (``TrainingOptions.refine_steps > 0``), checked
+    """The refined draws ``refined/...`` (``FitSpec.refine_steps > 0``), checked
     against the SEM's weight shapes; None without refinement."""
-    from prodag.config.parameters import training_options
-
     present = {name for name in arrays if name.startswith("refined/")}
-    if not (training_options(estimator).refine_steps
-            or training_options(estimator).sampler == "smc"):
+    if not (estimator.spec_.refine_steps or estimator.spec_.training.sampler == "smc"):
         check.that(not present, "it has refined draws but refine_steps is 0")
         return None
     shapes = estimator.spec_.config.model().weight_shapes(p)
@@ -284,7 +281,7 @@ def _fitted_arrays(arrays: dict, estimator, p: int, check: Checker) -> dict[str,
               "history_": check.array(arrays, "history_", history.shape),
               "noise_variance_": check.array(arrays, "noise_variance_", (p,), positive=True)}
     if not estimator.standardize:
-        common = on_common_scale(noise_model(estimator))
+        common = on_common_scale(resolved_noise_model(estimator))
         check.that(bool(np.all(fitted["scale_"] == fitted["scale_"][0]))
                    and (common or fitted["scale_"][0] == 1),
                    "'scale_' must be one common scale with a learned noise variance, else 1, "

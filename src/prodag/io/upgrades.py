@@ -6,13 +6,15 @@ experimental conditions and ``intervention_kind``. Version 4: ``likelihood``. Ve
 ``n_chains``, ``bootstrap`` and the chains' ``diagnostics_``. Version 6: the parameters as the
 constructor takes them now (``training`` and ``network`` groups, ``lam="auto"``, ``tiers``
 with its ``forbid_within``) and ``fit``'s ``intervention_kind`` as ``intervention_kind_``.
+Version 7: ``TrainingOptions.refine_steps=None`` is the default that refines a linear fit;
+files before it were written without refinement unless they name its steps.
 """
 
 from __future__ import annotations
 
 from dataclasses import fields
 
-from prodag.config.parameters import GROUPS, as_dict
+from prodag.config.parameters import GROUPS, TrainingOptions, as_dict
 
 
 def upgraded(metadata: dict, check) -> dict:
@@ -64,5 +66,16 @@ def _from_version_5(metadata: dict, check) -> dict:
     return {**metadata, "format_version": 6, "params": params, "intervention_kind_": kind}
 
 
-STEPS = {2: _from_version_2, 3: _from_version_3, 4: _from_version_4, 5: _from_version_5}
+def _from_version_6(metadata: dict, check) -> dict:
+    """No refinement where the file names none (``refine_steps`` then defaulted to 0)."""
+    params = dict(metadata["params"])
+    training = params.get("training") or as_dict(TrainingOptions())
+    check.that(isinstance(training, dict), "'params.training' is not a JSON object")
+    if training.get("refine_steps") is None:
+        training = {**training, "refine_steps": 0}
+    return {**metadata, "format_version": 7, "params": {**params, "training": training}}
+
+
+STEPS = {2: _from_version_2, 3: _from_version_3, 4: _from_version_4, 5: _from_version_5,
+         6: _from_version_6}
 """The step that reads each older version."""
