@@ -87,6 +87,10 @@ def test_the_command_line_and_the_api_give_the_same_posterior(fitted, tmp_path, 
     np.testing.assert_array_equal(from_cli.to_numpy(), api.edge_probabilities(1000))
     summary = json.loads((tmp_path / "cli" / "summary.json").read_text())
     assert summary["options"]["noise_variance"] == api.noise_variance
+    # the default refinement, resolved for p: its steps and how it went
+    assert summary["options"]["refine_steps"] == api.spec_.refine_steps == 300
+    assert summary["refinement"]["steps"] == 300 and summary["refinement"]["chosen"] == "auto"
+    assert summary["refinement"]["acceptance"] == api.diagnostics_["refinement"]["acceptance"]
 
 
 def test_choices_fail_at_parse_time_and_are_listed_in_help():

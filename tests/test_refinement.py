@@ -194,3 +194,40 @@ def test_the_resampled_target_takes_each_draws_own_data():
 def test_negative_refinement_steps_are_refused():
     with pytest.raises(ValueError, match="refine_steps"):
         TrainingOptions(refine_steps=-1)
+
+
+@pytest.mark.parametrize("sem, p, options, steps", [
+    ("linear", 5, {}, 300), ("linear", 20, {}, 300), ("linear", 50, {}, 48),
+    ("linear", 100, {}, 12), ("linear", 109, {}, 10), ("linear", 110, {}, 0),
+    ("additive", 10, {}, 0), ("mlp", 10, {}, 0), ("linear", 10, {"sampler": "smc"}, 0),
+    ("linear", 100, {"refine_steps": 700}, 700), ("linear", 5, {"refine_steps": 0}, 0)])
+def test_the_default_refinement_is_in_proportion_to_the_linear_fit(sem, p, options, steps):
+    from prodag.config.spec import resolved_refine_steps
+
+    settings = ProDAG(sem=sem, training=TrainingOptions(**options))
+    assert resolved_refine_steps(settings, p) == steps
+
+
+def test_a_default_fit_says_how_it_refined_and_keeps_that_through_a_round_trip(three_nodes,
+                                                                               tmp_path):
+    X, _ = three_nodes
+    est = ProDAG(lam=1.0, noise_variance=1.0, seed=0, progress=False, n_chains=1,
+                 max_epochs=20, n_samples=20, training=TrainingOptions(n_restarts=1)).fit(X)
+    report = est.diagnostics_["refinement"]
+    assert est.spec_.refine_steps == report["steps"] == 300 and report["chosen"] == "auto"
+    assert report["draws"] == len(est.refined_.lams) == 1000
+    assert report["seconds_per_step"] == pytest.approx(report["seconds"] / 300, abs=1e-4)
+    assert set(report["acceptance"]) == set(refinement.MOVES)
+    assert np.allclose(list(report["acceptance"].values()), est.refined_.acceptance, atol=1e-4)
+    est.save(tmp_path / "model.npz")
+    assert ProDAG.load(tmp_path / "model.npz").diagnostics_["refinement"] == report
+    # a file whose report lost its steps is refused
+    with np.load(tmp_path / "model.npz") as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    import json
+    metadata = json.loads(str(arrays["metadata"]))
+    metadata["diagnostics_"]["refinement"] = {"chosen": "auto"}
+    arrays["metadata"] = np.asarray(json.dumps(metadata))
+    np.savez(tmp_path / "damaged.npz", **arrays)
+    with pytest.raises(ModelFileError, match="refinement"):
+        ProDAG.load(tmp_path / "damaged.npz")

@@ -139,7 +139,7 @@ def resolved_refine_steps(settings, p: int) -> int:
         return int(training.refine_steps)
     if settings.sem != "linear" or training.sampler != "mixture":
         return 0
-    steps = round(AUTO_REFINE_STEPS * min(1.0, (AUTO_REFINE_P / p) ** 2))
+    steps = int(AUTO_REFINE_STEPS * min(1.0, (AUTO_REFINE_P / p) ** 2))
     return steps if steps >= MIN_AUTO_REFINE_STEPS else 0
 
 
