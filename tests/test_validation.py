@@ -214,13 +214,14 @@ def test_a_gross_outlier_is_named_in_a_warning():
 
 
 def test_fit_warns_about_outliers():
-    from prodag import ProDAG
+    from prodag import ProDAG, TrainingOptions
     from prodag.inputs.validation import OutlierWarning
 
     data = np.random.default_rng(1).standard_normal((50, 3))
     data[3, 0] = 1e6
-    with pytest.warns(OutlierWarning, match="row 3 column x0"):
-        ProDAG(lam=1.0, max_epochs=2, n_samples=4, progress=False).fit(data)
+    with pytest.warns(OutlierWarning, match="row 3 column x0"):  # a warning on the input:
+        ProDAG(lam=1.0, max_epochs=2, n_samples=4, progress=False,  # no refined draws needed
+               training=TrainingOptions(refine_steps=0)).fit(data)
 
 
 @pytest.mark.parametrize("design", [dict(p=20, s=40), dict(p=10, s=20, sem="mlp"),
@@ -260,11 +261,12 @@ def test_the_noise_scale_check_names_the_quietest_variable_in_wrong_units(scale)
 def test_fit_warns_about_wrong_units_only_when_the_noise_variance_is_fixed():
     import warnings
 
-    from prodag import ProDAG, simulate
+    from prodag import ProDAG, TrainingOptions, simulate
     from prodag.inputs.diagnostics import NoiseScaleWarning
 
     X = simulate.dataset(p=4, s=3, n=100, seed=0).X * 1e6
-    options = dict(lam=1.0, max_epochs=2, n_samples=4, n_chains=1, progress=False)
+    options = dict(lam=1.0, max_epochs=2, n_samples=4, n_chains=1, progress=False,
+                   training=TrainingOptions(refine_steps=0))  # warnings on the input alone
     with pytest.warns(NoiseScaleWarning):
         ProDAG(noise_variance=1.0, **options).fit(X)
     with warnings.catch_warnings():

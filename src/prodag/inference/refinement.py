@@ -53,6 +53,10 @@ STEPS_PER_CALL = 100
 """Steps per run of the compiled loop (the host updates the progress bar in between)."""
 PROJECT_BATCH = 100
 """Draws per run of the compiled projection of refined draws."""
+FULLY_OPTIMISED = {"xla_backend_optimization_level": 3}
+"""The step loop's compiler options: XLA's default full optimisation, whatever ``XLA_FLAGS``
+ask for (hundreds of steps over a thousand draws: its run time, not its compile time,
+dominates; unoptimised it ran 3-12× slower, docs/findings.md)."""
 
 
 class Target(NamedTuple):
@@ -216,7 +220,8 @@ class Refiner:
         self.model = model
         self.project = project
         self._init = exact_jit(functools.partial(init, model, project))
-        self._run = exact_jit(functools.partial(run_steps, model, project))
+        self._run = exact_jit(functools.partial(run_steps, model, project),
+                              compiler_options=FULLY_OPTIMISED)
         self._project = exact_jit(lambda w, lams: project_draws(model, project, w, lams))
 
     def refine(self, weights_tilde: Weights, target: Target, key: jax.Array, n_steps: int,
