@@ -104,6 +104,7 @@ def refine(spec: FitSpec, the_plan: Plan, posterior: Posterior, prepared: Prepar
         progress.stage(f"refining {REFINED_DRAWS} draws: step {done}/{steps}",
                        "refinement")
 
+    on_block(0)  # the refinement's seconds start here, its compilation included
     return fitting.refiner(the_plan.config).refine(weights_tilde, target,
                                                    jax.random.fold_in(key, 1), steps, on_block)
 
