@@ -97,9 +97,8 @@ def with_knowledge(spec: FitSpec, knowledge: Knowledge | None) -> FitSpec:
 LINEAR_LR = 0.03
 PAPER_LR = 0.1
 AUTO_REFINE_STEPS = 300
-"""Refinement steps of a default linear fit up to ``AUTO_REFINE_P`` variables: 1.9 s at
-p = 20 on a 2-core CPU; seeds within 0.3 on 8 of 10 datasets instead of 7, and every
-accuracy score better (docs/findings.md, 2026-11-26, twelfth session)."""
+"""Refinement steps of a default linear fit up to ``AUTO_REFINE_P`` variables (chosen by the
+stability benchmark and the time of a fit at p = 20: docs/findings.md)."""
 AUTO_REFINE_P = 20
 MIN_AUTO_REFINE_STEPS = 10
 """Fewer default steps than these are not run (p > 109)."""

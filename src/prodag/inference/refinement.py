@@ -56,7 +56,7 @@ PROJECT_BATCH = 100
 FULLY_OPTIMISED = {"xla_backend_optimization_level": 3}
 """The step loop's compiler options: XLA's default full optimisation, whatever ``XLA_FLAGS``
 ask for (hundreds of steps over a thousand draws: its run time, not its compile time,
-dominates; unoptimised it ran 3-12× slower, docs/findings.md)."""
+dominates)."""
 
 
 class Target(NamedTuple):
