@@ -19,7 +19,7 @@ import numpy as np
 from prodag.config.parameters import training_options
 from prodag.config.spec import FitSpec, resolved_noise_model
 from prodag.inference import fitting, selection
-from prodag.inference import noise_variance_of
+from prodag.inference import noise_variance_of, stack
 from prodag.inference.initialization import noise_variance_start
 from prodag.inputs import assumptions, diagnostics, preprocessing, validation
 from prodag.inputs import interventions as interventions_module
@@ -247,15 +247,15 @@ def pool(the_plan: Plan, runs: list, prepared: Prepared, key) -> Posterior:
     n = prepared.Z.shape[0]
     fits, chain_of = chains.contenders(runs, n, per_chain=the_plan.bagged)
     score_key = jax.random.fold_in(key, DIAGNOSTIC_STREAM)
-    objectives = np.empty(len(fits))
     # bagged chains are scored on the rows each fitted; the others share one set of rows
-    groups = np.unique(chain_of) if the_plan.bagged else [int(chain_of[0])]
-    for chain in groups:
-        data = scored_data(the_plan, chain)
-        members = (np.flatnonzero(chain_of == chain) if the_plan.bagged
-                   else np.arange(len(fits)))
-        objectives[members] = chains.rescore(the_plan.engine, [fits[i] for i in members],
-                                             data, n, prepared.noise, score_key)
+    if the_plan.bagged:
+        objectives = chains.rescore(the_plan.engine, fits, stack(
+            [scored_data(the_plan, chain) for chain in range(len(runs))]), n,
+            prepared.noise, score_key, data_index=chain_of)
+    else:
+        objectives = chains.rescore(the_plan.engine, fits,
+                                    scored_data(the_plan, int(chain_of[0])), n,
+                                    prepared.noise, score_key)
     kept, weights = (mixture.bagged_components(objectives, chain_of, n) if the_plan.bagged
                      else mixture.kept_components(objectives, n))
     sampler = fitting.sampler(the_plan.config)

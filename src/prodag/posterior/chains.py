@@ -66,14 +66,20 @@ def contenders(runs: list[Chain], n_rows: int,
     return [fits[i] for i in keep], chain_of[keep]
 
 
-def rescore(engine, fits: list, data, n_rows: int, noise, key: jax.Array) -> np.ndarray:
+def rescore(engine, fits: list, data, n_rows: int, noise, key: jax.Array,
+            data_index=None) -> np.ndarray:
     """Negative ELBO per row ``(K,)`` of every ``(lam, FitResult)`` in ``fits``, each
-    estimated with the same key (common random numbers) over ``SCORE_BATCHES`` batches."""
+    estimated with the same key (common random numbers) over ``SCORE_BATCHES`` batches, in
+    one batch: on the prepared ``data``, or with ``data_index (K,)`` on data set
+    ``data_index[k]`` of ``data`` (prepared data sets stacked on a leading axis, e.g. the
+    bagged chains' resamples)."""
     params = [fit.params for _, fit in fits]
-    members = engine.members([lam for lam, _ in fits], noise, np.zeros(len(fits), int),
+    if data_index is None:
+        data, data_index = stack([data]), np.zeros(len(fits), int)
+    members = engine.members([lam for lam, _ in fits], noise, data_index,
                              np.full(len(fits), n_rows), jax.tree.leaves(params[0])[0].dtype)
     keys = jnp.broadcast_to(key, (len(fits),) + key.shape)
-    return engine.negative_elbos(params, keys, members, stack([data]), SCORE_BATCHES)
+    return engine.negative_elbos(params, keys, members, data, SCORE_BATCHES)
 
 
 def chain_probabilities(sample, objectives: np.ndarray, chain_of: np.ndarray, n_chains: int,
