@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from prodag.config.spec import FitSpec
-from prodag.inference import fitting, refinement, smc
+from prodag.inference import fitting, noise_variance_of, refinement, smc
 from prodag.models import variational
 from prodag.posterior import chains, mixture, negligible, sortability
 from prodag.posterior import populations as populations_module
@@ -63,11 +63,10 @@ def finish(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: list,
                                           progress)
     probabilities = posterior.edge_probabilities
     if refined is not None:  # as the fitted estimator draws them: negligible entries dropped
-        learned = posterior.components[0].log_noise_variance
         graphs = negligible.without_negligible(
             spec.config.sem, *fitting.refiner(the_plan.config).project_draws(
                 refined.weights_tilde, refined.lams),
-            prepared.noise if learned is None else np.exp(np.asarray(learned)),
+            np.asarray(noise_variance_of(posterior.components[0], prepared.noise)),
             spec.config.knowledge)[1]
         probabilities = np.mean(graphs != 0, axis=0)
     report = sortability.orientation_report(
