@@ -46,8 +46,7 @@ def mixture_draws(posterior: Posterior, noise: np.ndarray, key,
                           for c in components])[assignment]
         standard = jax.random.normal(jax.random.fold_in(key, i + 1), loc.shape, loc.dtype)
         weights_tilde[name] = jnp.asarray(loc + scale.astype(loc.dtype) * np.asarray(standard))
-    variances = np.stack([np.asarray(noise) if c.log_noise_variance is None
-                          else np.exp(np.asarray(c.log_noise_variance)) for c in components])
+    variances = np.stack([np.asarray(noise_variance_of(c, noise)) for c in components])
     return (weights_tilde, np.asarray(posterior.lams)[assignment], variances[assignment],
             np.asarray(posterior.chains)[assignment])
 
