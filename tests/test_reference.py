@@ -142,8 +142,31 @@ def test_three_nodes_match_importance_sampling(lam, wrong_lam):
 def test_edge_probabilities_of_saved_draws_count_projected_edges():
     W_tilde = np.random.default_rng(0).standard_normal((2, 50, 3, 3))
     W = reference.graphs(W_tilde, 1.0)
-    assert np.allclose(reference.edge_probabilities(W_tilde, 1.0),
-                       (W != 0).reshape(-1, 3, 3).mean(axis=0))
+    edges = W != 0
+    assert np.allclose(reference.edge_probabilities(edges), edges.reshape(-1, 3, 3).mean(axis=0))
     assert np.all(np.abs(W).sum(axis=(-2, -1)) <= 1.0 + 1e-5)
-    assert np.allclose(reference.replica_edge_probabilities(W_tilde, 1.0).mean(axis=0),
-                       reference.edge_probabilities(W_tilde, 1.0))
+    assert np.allclose(reference.replica_edge_probabilities(edges).mean(axis=0),
+                       reference.edge_probabilities(edges))
+
+
+def test_the_reference_counts_edges_as_the_fit_does():
+    """Two nodes, ``x_2 = w x_1 + ε``: with unit noise the edge's effect size is ``|w|``, so
+    0.1 is negligible and 0.5 is an edge; with noise learned per variable the draw's noise is
+    its residual variance, so the same weights count against the data's noise."""
+    W = np.zeros((2, 2, 2))
+    W[0, 0, 1], W[1, 0, 1] = 0.1, 0.5
+    counted = reference.counted_edges(W, np.zeros((10, 2)), 1.0)
+    assert counted[:, 0, 1].tolist() == [False, True]
+    assert not counted[:, 1, 0].any()
+    rng = np.random.default_rng(1)
+    x1 = rng.standard_normal(400)
+    X = np.column_stack([x1, 0.5 * x1 + 0.1 * rng.standard_normal(400)])
+    variances = reference.draw_noise_variances(W, X, "estimate")
+    centred = X - X.mean(axis=0)
+    residual = centred[:, 1] - W[1, 0, 1] * centred[:, 0]
+    np.testing.assert_allclose(variances[1], [np.mean(centred[:, 0] ** 2),
+                                              np.mean(residual ** 2)])
+    # the second variable's noise is about 0.01: both weights are effects against it
+    assert reference.counted_edges(W, X, "estimate")[:, 0, 1].tolist() == [True, True]
+    shared = reference.draw_noise_variances(W, X, "equal")
+    np.testing.assert_allclose(shared, variances.mean(axis=-1, keepdims=True).repeat(2, -1))
