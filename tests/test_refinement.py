@@ -13,7 +13,7 @@ import pytest
 
 from prodag import ProDAG, TrainingOptions
 from prodag.graph import is_dag
-from prodag.inference import refinement
+from prodag.inference import fitting, refinement
 from prodag.io.model_file import ModelFileError
 from prodag.models import make_model
 from prodag.posterior import negligible
@@ -121,6 +121,55 @@ def test_the_target_is_the_prior_times_the_likelihood_of_the_projected_weights()
         assert np.isclose(value[i], log_prior + log_lik[0], rtol=1e-5)
 
 
+@pytest.mark.parametrize("noise", ["estimate", "equal"])
+def test_learned_noise_is_integrated_out_of_the_target(noise):
+    """With learned noise the target's likelihood is ``∫ p(X | W, σ²) dσ²/σ²``: its
+    differences between draws are those of the closed form, ``−½ Σ_k n log RSS_k``
+    (per variable) or ``−½ n p log Σ_k RSS_k`` (shared); each draw's noise is then its
+    maximiser ``RSS_k / n`` (or the shared mean)."""
+    model, project = make_model("linear"), make_projector("exact")
+    X = jnp.asarray(_data(3) - _data(3).mean(axis=0))
+    n = X.shape[0]
+    W_tilde = jax.random.normal(jax.random.PRNGKey(0), (4, 3, 3))
+    lams = jnp.full(4, 2.0)
+    target = refinement.Target(model.prepare_data(X), lams, jnp.ones((4, 1)), 0.0, 2.0)
+    value = np.asarray(refinement.log_target(model, project, {"W": W_tilde}, target, noise))
+    W = np.asarray(project(W_tilde, lams))
+    rss = np.array([np.sum((np.asarray(X) - np.asarray(X) @ w) ** 2, axis=0) for w in W])
+    log_prior = -0.5 * np.sum((np.asarray(W_tilde) / 2.0) ** 2, axis=(1, 2))
+    closed = (-0.5 * n * np.log(rss).sum(axis=1) if noise == "estimate"
+              else -0.5 * n * 3 * np.log(rss.sum(axis=1)))
+    np.testing.assert_allclose(value - value[0], (log_prior + closed) - (log_prior + closed)[0],
+                               rtol=1e-4, atol=1e-3)
+    conditional = np.asarray(refinement.conditional_noise(model, project, noise,
+                                                          {"W": W_tilde}, target))
+    expected = rss / n if noise == "estimate" else rss.mean(axis=1, keepdims=True) / n
+    np.testing.assert_allclose(conditional, expected, rtol=1e-4)
+
+
+def test_with_a_variance_per_variable_refinement_splits_markov_equivalent_orientations(
+        monkeypatch):
+    """Two standardised variables with a variance each: ``1 → 2`` and ``2 → 1`` are Markov
+    equivalent and, the columns sharing one scale, the model's own posterior gives each
+    exactly half (the target is symmetric in the two). Refinement that integrates the
+    variances out reaches that split; with the fitted variances held fixed it cannot."""
+    rng = np.random.default_rng(3)
+    x1 = rng.standard_normal(200)
+    X = np.column_stack([x1, 0.8 * x1 + 0.6 * rng.standard_normal(200)])
+    options = {"lam": 2.0, "seed": 0, "progress": False, "n_chains": 1, "standardize": True,
+               "noise_variance": "estimate", "training": TrainingOptions(refine_steps=300)}
+    P = ProDAG(**options).fit(X).edge_probabilities(1000)
+    assert P[0, 1] + P[1, 0] > 0.95  # the edge is certain, its direction is not
+    assert abs(P[0, 1] - P[1, 0]) < 0.15, P  # 1000 draws: its sd is about 0.03
+    monkeypatch.setattr(refinement, "COLLAPSIBLE", ())  # the fitted variances held fixed
+    fitting.refiner.cache_clear()
+    try:
+        P_fixed = ProDAG(**options).fit(X).edge_probabilities(1000)
+    finally:
+        fitting.refiner.cache_clear()
+    assert abs(P_fixed[0, 1] - P_fixed[1, 0]) > 0.3, (P, P_fixed)
+
+
 def test_a_step_accepts_by_the_target_ratio_and_counts_only_the_counted_draws():
     """``refinement.step``: an accepted draw holds the proposal and its ``log π``, a rejected
     one its old state; a padding copy (``counted`` 0) moves but is not counted."""
@@ -129,10 +178,11 @@ def test_a_step_accepts_by_the_target_ratio_and_counts_only_the_counted_draws():
     W_tilde = {"W": 0.3 * jax.random.normal(jax.random.PRNGKey(0), (4, 3, 3))}
     target = refinement.Target(model.prepare_data(X), jnp.full(4, 2.0), jnp.ones((4, 1)),
                                0.0, 1.0)
-    state = refinement.init(model, project, W_tilde, target, jnp.array([1, 1, 1, 0]))
+    state = refinement.init(model, project, None, W_tilde, target, jnp.array([1, 1, 1, 0]))
     counts = 0
     for t in range(20):
-        new, info = refinement.step(model, project, target, state, jax.random.PRNGKey(t))
+        new, info = refinement.step(model, project, None, target, state,
+                                    jax.random.PRNGKey(t))
         value = refinement.log_target(model, project, new.weights_tilde, target)
         np.testing.assert_allclose(new.log_target, value, rtol=1e-5)
         kept = ~np.asarray(info.accepted)

@@ -209,7 +209,7 @@ class ProDAG(ParameterProtocol):
             refiner = fitting.refiner(self.spec_.config)
             return negligible.drop_negligible(self, *refiner.project_draws(
                 {name: value[rows] for name, value in self.refined_.weights_tilde.items()},
-                self.refined_.lams[rows]))
+                self.refined_.lams[rows]), self.refined_.noise[rows])
         sampler = fitting.sampler(self.spec_.config)
 
         def sample(k, key, m):

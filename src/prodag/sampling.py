@@ -64,9 +64,7 @@ def finish(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: list,
     if refined is not None:  # as the fitted estimator draws them: negligible entries dropped
         graphs = negligible.without_negligible(
             spec.config.sem, *fitting.refiner(the_plan.config).project_draws(
-                refined.weights_tilde, refined.lams),
-            np.asarray(noise_variance_of(posterior.components[0], prepared.noise)),
-            spec.config.knowledge)[1]
+                refined.weights_tilde, refined.lams), refined.noise, spec.config.knowledge)[1]
         probabilities = np.mean(graphs != 0, axis=0)
     report = sortability.orientation_report(
         probabilities, observational_rows(prepared.Z, prepared.observed), prepared.scale)
@@ -103,8 +101,8 @@ def refine(spec: FitSpec, the_plan: Plan, posterior: Posterior, prepared: Prepar
                        "refinement")
 
     on_block(0)  # the refinement's seconds start here, its compilation included
-    return fitting.refiner(the_plan.config).refine(weights_tilde, target,
-                                                   jax.random.fold_in(key, 1), steps, on_block)
+    refiner = fitting.refiner(the_plan.config, spec.noise_model if spec.learns_noise else None)
+    return refiner.refine(weights_tilde, target, jax.random.fold_in(key, 1), steps, on_block)
 
 
 def refinement_report(spec: FitSpec, refined: refinement.Refined, seconds: float) -> dict:

@@ -88,9 +88,11 @@ def sampler(config: ModelConfig) -> PosteriorSampler:
 
 
 @functools.lru_cache(maxsize=16)
-def refiner(config: ModelConfig) -> Refiner:
-    """The compiled Metropolis refinement of ``config`` (cached)."""
-    return Refiner(config.model(), config.projector())
+def refiner(config: ModelConfig, noise_model=None) -> Refiner:
+    """The compiled Metropolis refinement of ``config`` (cached); with a learned
+    ``noise_model`` (``"estimate"``, ``"equal"``) the linear-Gaussian SEM's refinement
+    integrates its variances out (``prodag.inference.refinement``)."""
+    return Refiner(config.model(), config.projector(), noise_model)
 
 
 def data_start(prior: Params, means: dict[str, np.ndarray]) -> Params:

@@ -19,7 +19,18 @@ every one is an exact DAG. Each step makes one symmetric proposal of one kind fo
   ``JOINT_SCALES``;
 * ``reverse``: the edge weights of ``j → k`` and ``k → j`` trade places (an edge reversal).
 
-The noise variance stays at its fitted value, and the radius at the component's. The kernels
+The radius stays at the component's. The noise variance stays at its fitted value, unless
+the fit learned it (``collapse``: ``"estimate"``, one per variable, or ``"equal"``, shared) and
+the SEM is the linear-Gaussian one: then the target is the posterior with ``σ²`` integrated out
+under ``p(σ²) ∝ 1/σ²`` (the model's own posterior as ``benchmarks/studies/reference.py`` and
+``prodag.inference.smc`` define it)::
+
+    log p(X | ω) = −½ Σ_k n_k log RSS_k   ("estimate"),   −½ (Σ_k n_k) log Σ_k RSS_k   ("equal"),
+
+up to constants, so Markov-equivalent orientations, which the data cannot tell apart once each
+variable has its own variance, keep equal mass (a fixed variance per variable would favour the
+fitted orientation); each refined draw then carries its conditional maximiser
+``RSS_k / n_k`` (or ``Σ_k RSS_k / Σ_k n_k``) as its noise variance. The kernels
 are pure functions over a NamedTuple state, as the variational engine's: ``init`` and
 ``step`` (vectorised over the draws), ``run_steps`` (``lax.scan`` over steps); ``Refiner``
 compiles them, runs them in blocks of ``STEPS_PER_CALL`` steps so that a progress bar can
@@ -86,22 +97,50 @@ class Refined(NamedTuple):
     acceptance: np.ndarray
 
 
+COLLAPSIBLE = ("estimate", "equal")
+"""Learned noise models whose variances refinement integrates out (module docstring)."""
+
+
+def collapsible(model: StructuralEquationModel, noise_model) -> str | None:
+    """``noise_model`` when refinement integrates its variances out (the linear-Gaussian SEM
+    with learned noise), else None (the fitted variances stay fixed)."""
+    gaussian = getattr(model, "likelihood", "gaussian") == "gaussian"
+    linear = hasattr(model, "residual_sum_of_squares")
+    return noise_model if (noise_model in COLLAPSIBLE and gaussian and linear) else None
+
+
+def _per_draw(function, weights: Weights, target: Target) -> jax.Array:
+    """``function(w, noise, data)`` of every draw (its resample's data when bagged)."""
+    if target.resample is None:
+        return jax.vmap(function, (0, 0, None))(weights, target.noise, target.data)
+    return jax.vmap(lambda w, noise, r: function(
+        w, noise, jax.tree.map(lambda a: a[r], target.data)))(weights, target.noise,
+                                                              target.resample)
+
+
+def _rss(model: StructuralEquationModel, w: Weights, data) -> tuple[jax.Array, jax.Array]:
+    """One draw's residual sums of squares ``(p,)`` and their rows ``(p,)``."""
+    rss = model.residual_sum_of_squares(jax.tree.map(lambda a: a[None], w), data)[0]
+    return rss, jnp.broadcast_to(data["n_rows"], rss.shape).astype(rss.dtype)
+
+
 def log_target(model: StructuralEquationModel, project: Projector, weights_tilde: Weights,
-               target: Target) -> jax.Array:
-    """``log π(ω̃ | λ)`` up to a constant, one value per draw ``(n,)``."""
+               target: Target, collapse: str | None = None) -> jax.Array:
+    """``log π(ω̃ | λ)`` up to a constant, one value per draw ``(n,)``; with ``collapse``
+    (``collapsible``) the noise variances integrated out (module docstring)."""
     graph_tilde = model.graph_of(weights_tilde)
     weights = model.apply_projection(weights_tilde, graph_tilde,
                                      project(graph_tilde, target.lams))
 
     def one(w, noise, data):
-        return model.log_likelihood(jax.tree.map(lambda a: a[None], w), data, noise)[0]
+        if collapse is None:
+            return model.log_likelihood(jax.tree.map(lambda a: a[None], w), data, noise)[0]
+        rss, rows = _rss(model, w, data)
+        if collapse == "estimate":
+            return -0.5 * jnp.sum(rows * jnp.log(rss))
+        return -0.5 * jnp.sum(rows) * jnp.log(jnp.sum(rss))
 
-    if target.resample is None:
-        log_likelihood = jax.vmap(one, (0, 0, None))(weights, target.noise, target.data)
-    else:
-        log_likelihood = jax.vmap(lambda w, noise, r: one(
-            w, noise, jax.tree.map(lambda a: a[r], target.data)))(weights, target.noise,
-                                                                  target.resample)
+    log_likelihood = _per_draw(one, weights, target)
     log_prior = sum(-0.5 * jnp.sum(jnp.square((leaf - target.prior_mean) / target.prior_std)
                                    .reshape(leaf.shape[0], -1), axis=1)
                     for leaf in jax.tree.leaves(weights_tilde))
@@ -177,22 +216,22 @@ class StepInfo(NamedTuple):
     """``(n,)`` whether each draw's move was accepted."""
 
 
-def init(model: StructuralEquationModel, project: Projector, weights_tilde: Weights,
-         target: Target, counted: jax.Array) -> RefineState:
+def init(model: StructuralEquationModel, project: Projector, collapse: str | None,
+         weights_tilde: Weights, target: Target, counted: jax.Array) -> RefineState:
     """The state of draws ``weights_tilde`` (``counted (n,)``: see ``RefineState``)."""
-    value = log_target(model, project, weights_tilde, target)
+    value = log_target(model, project, weights_tilde, target, collapse)
     return RefineState(weights_tilde, value, jnp.zeros((2, len(MOVES)), value.dtype),
                        counted.astype(value.dtype))
 
 
-def step(model: StructuralEquationModel, project: Projector, target: Target,
-         state: RefineState, key: jax.Array) -> tuple[RefineState, StepInfo]:
+def step(model: StructuralEquationModel, project: Projector, collapse: str | None,
+         target: Target, state: RefineState, key: jax.Array) -> tuple[RefineState, StepInfo]:
     """One Metropolis step of every draw (module docstring): one proposal of one kind each,
     accepted with the target ratio."""
     k_propose, k_accept = jax.random.split(key)
     proposal, move = propose(k_propose, state.weights_tilde, model.edge_weight,
                              target.prior_std)
-    value = log_target(model, project, proposal, target)
+    value = log_target(model, project, proposal, target, collapse)
     accept = (jnp.log(jax.random.uniform(k_accept, value.shape, value.dtype))
               < value - state.log_target)
     weights_tilde = jax.tree.map(
@@ -204,24 +243,47 @@ def step(model: StructuralEquationModel, project: Projector, target: Target,
                         state.counted), StepInfo(move, accept))
 
 
-def run_steps(model: StructuralEquationModel, project: Projector, target: Target,
-              state: RefineState, keys: jax.Array) -> RefineState:
+def run_steps(model: StructuralEquationModel, project: Projector, collapse: str | None,
+              target: Target, state: RefineState, keys: jax.Array) -> RefineState:
     """``len(keys)`` steps (``lax.scan``), one key ``(2,)`` each."""
-    state, _ = lax.scan(lambda carry, key: (step(model, project, target, carry, key)[0], None),
-                        state, keys)
+    state, _ = lax.scan(
+        lambda carry, key: (step(model, project, collapse, target, carry, key)[0], None),
+        state, keys)
     return state
 
 
-class Refiner:
-    """The compiled refinement kernels (``init``, ``run_steps``) of one model and projection
-    (``prodag.inference.fitting.refiner`` caches one per configuration)."""
+def conditional_noise(model: StructuralEquationModel, project: Projector, collapse: str,
+                      weights_tilde: Weights, target: Target) -> jax.Array:
+    """Each draw's noise variances given its weights, ``(n, p)`` (``"estimate"``: ``RSS_k /
+    n_k``) or ``(n, 1)`` (``"equal"``: ``Σ_k RSS_k / Σ_k n_k``): the maximisers of the
+    likelihood that ``collapse`` integrates out."""
+    graph_tilde = model.graph_of(weights_tilde)
+    weights = model.apply_projection(weights_tilde, graph_tilde,
+                                     project(graph_tilde, target.lams))
 
-    def __init__(self, model: StructuralEquationModel, project: Projector):
+    def one(w, noise, data):
+        rss, rows = _rss(model, w, data)
+        return rss / rows if collapse == "estimate" else (jnp.sum(rss) / jnp.sum(rows))[None]
+
+    return _per_draw(one, weights, target)
+
+
+class Refiner:
+    """The compiled refinement kernels (``init``, ``run_steps``) of one model and projection,
+    with the learned noise model its target integrates out (``collapsible``; None: the fitted
+    variances stay fixed); ``prodag.inference.fitting.refiner`` caches one per
+    configuration."""
+
+    def __init__(self, model: StructuralEquationModel, project: Projector,
+                 noise_model=None):
         self.model = model
         self.project = project
-        self._init = exact_jit(functools.partial(init, model, project))
-        self._run = exact_jit(functools.partial(run_steps, model, project),
+        self.collapse = collapsible(model, noise_model)
+        self._init = exact_jit(functools.partial(init, model, project, self.collapse))
+        self._run = exact_jit(functools.partial(run_steps, model, project, self.collapse),
                               compiler_options=FULLY_OPTIMISED)
+        self._noise = (None if self.collapse is None else exact_jit(
+            functools.partial(conditional_noise, model, project, self.collapse)))
         self._project = exact_jit(lambda w, lams: project_draws(model, project, w, lams))
 
     def refine(self, weights_tilde: Weights, target: Target, key: jax.Array, n_steps: int,
@@ -248,8 +310,10 @@ class Refiner:
             if on_block is not None:
                 on_block(done)
         counts = np.asarray(state.counts)
+        noise = (target.noise if self._noise is None
+                 else self._noise(state.weights_tilde, target))
         return Refined(jax.tree.map(lambda x: np.asarray(x)[:n], state.weights_tilde),
-                       np.asarray(target.lams)[:n], np.asarray(target.noise)[:n],
+                       np.asarray(target.lams)[:n], np.asarray(noise)[:n],
                        counts[0] / np.maximum(counts[1], 1))
 
     def project_draws(self, weights_tilde: dict[str, np.ndarray],
