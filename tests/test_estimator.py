@@ -133,7 +133,7 @@ def test_frames_networkx_and_predict(small_fit):
 
 def test_get_and_set_params():
     est = ProDAG()
-    assert est.get_params()["n_samples"] == 50
+    assert est.get_params()["n_samples"] is None  # resolved for p at fit time
     assert est.set_params(n_samples=7, lam=3.0) is est
     assert est.n_samples == 7 and est.lam == 3.0
     with pytest.raises(ValueError, match="not a ProDAG parameter"):
@@ -323,3 +323,28 @@ def test_network_data_start_needs_relu_pairs(settings):
     with pytest.raises(ValueError, match="init='data'"):
         ProDAG(sem="mlp", training=TrainingOptions(init="data"), progress=False,
                network=NetworkOptions(**settings)).fit(GOOD)
+
+
+@pytest.mark.parametrize("sem, p, n_samples, expected", [
+    ("linear", 3, None, 100), ("linear", 14, None, 100), ("linear", 15, None, 88),
+    ("linear", 20, None, 50), ("linear", 100, None, 50), ("additive", 5, None, 50),
+    ("mlp", 5, None, 50), ("linear", 5, 7, 7)])
+def test_the_default_monte_carlo_batch_is_in_proportion_to_the_linear_fit(sem, p, n_samples,
+                                                                          expected):
+    """``n_samples=None``: the linear SEM's ``L · p²`` at most the p = 20 default's, between 50
+    and the paper's 100; what the fit's optimiser runs and what a saved file keeps."""
+    from prodag.config.spec import resolve
+
+    est = ProDAG(sem=sem, n_samples=n_samples)
+    assert resolve(est, None, p).optimiser.n_samples == expected
+    assert est.get_params()["n_samples"] == n_samples
+
+
+def test_a_default_fit_saves_and_reloads_its_resolved_monte_carlo_batch(tmp_path):
+    est = ProDAG(lam=1.0, seed=0, progress=False, max_epochs=2, n_chains=1,
+                 training=TrainingOptions(n_restarts=1, refine_steps=0)).fit(GOOD)
+    assert est.spec_.optimiser.n_samples == 100  # five variables
+    est.save(tmp_path / "model.npz")
+    loaded = ProDAG.load(tmp_path / "model.npz")
+    assert loaded.n_samples is None and loaded.spec_.optimiser.n_samples == 100
+    np.testing.assert_array_equal(loaded.edge_probabilities(), est.edge_probabilities())

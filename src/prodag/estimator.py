@@ -52,9 +52,9 @@ class ProDAG(ParameterProtocol):
     lam : "auto", float or math.inf
         ℓ1 radius of the projection: ``"auto"`` chooses it on a grid (``inference.selection``),
         a positive number fixes it, ``math.inf`` turns the ℓ1 step off.
-    n_samples : int
-        Monte Carlo samples ``L`` of the graph per training step (the paper's: 100; 50 is
-        as accurate and as seed-stable on the stability benchmark, in less time).
+    n_samples : int or None
+        Monte Carlo samples ``L`` of the graph per training step; ``None``: resolved for p
+        (``prodag.config.spec.resolved_n_samples``: 100 up to p = 14, 50 from p = 20).
     max_epochs : int
         The most epochs of every fit (each may stop earlier: ``TrainingOptions.patience``).
     lr : float or None
@@ -129,7 +129,7 @@ class ProDAG(ParameterProtocol):
         The experimental conditions' labels and means; ``fit``'s ``intervention_kind``.
     """
 
-    def __init__(self, sem="linear", lam="auto", n_samples=50, max_epochs=1000, lr=None,
+    def __init__(self, sem="linear", lam="auto", n_samples=None, max_epochs=1000, lr=None,
                  prior_std=1.0, noise_variance="auto", likelihood="gaussian",
                  projection="auto", prune=0.0, n_chains=2, bootstrap=False, standardize=False,
                  forbidden=None, required=None, tiers=None, seed=None, progress=True,

@@ -22,7 +22,8 @@ posterior over the optima of the resamples instead of one seed's optimum. With 1
 the refinement) seeds 0 and 1 agree within 0.26 on every edge; with 6, within 0.52
 (``docs/findings.md``, 2026-11-25, eighth session)."""
 DEMO_SAMPLES = 100
-"""Monte Carlo samples per step of the demo's fits (the paper's; the library's default is 50).
+"""Monte Carlo samples per step of the demo's fits (the paper's; the library's default at
+p = 11 is 100 too, ``prodag.config.spec.resolved_n_samples``).
 On seed 0 with 18 bagged, refined chains, L = 100 scores Brier 16.82 and E-SHD 14.81
 against the 17-edge DAG (the empty graph: 17 and 17), L = 50 17.12 and 14.99, in 183 s
 against 141 s (``docs/findings.md``, 2026-11-26)."""
@@ -50,7 +51,9 @@ def demo(
         help="Radius of the l1 ball that sets sparsity: 'auto' chooses it by the ELBO among "
              "10 radii (11 fits), 'inf' applies no l1 constraint, or a positive number "
              "(e.g. 2: one fit in seconds).")] = o.lam_text(o.API["lam"]),
-    n_samples: o.NSamplesOption = DEMO_SAMPLES,
+    n_samples: Annotated[int, typer.Option(
+        min=1, help="Monte Carlo samples of the graph per optimisation step (L).")
+    ] = DEMO_SAMPLES,
     max_epochs: o.MaxEpochsOption = o.API["max_epochs"],
     seed: Annotated[int, typer.Option(
         min=0, max=2 ** 32 - 1, help="Random seed of the fit and the sampling.")] = 0,

@@ -34,6 +34,7 @@ def check_settings(frame: pd.DataFrame, interventions=None, conditions=None, **s
     intervention targets), made before the command announces a fit or writes anything; an
     error about prior knowledge names its option."""
     from prodag.config.parameters import network_options, rules
+    from prodag.config.spec import resolved_n_samples
     from prodag.inputs.interventions import intervention_mask
     from prodag.inputs.knowledge import Knowledge, KnowledgeError
     from prodag.inputs.validation import MIN_FIT_ROWS, check_data
@@ -52,9 +53,9 @@ def check_settings(frame: pd.DataFrame, interventions=None, conditions=None, **s
     if interventions is not None:
         intervention_mask(interventions, columns, len(data))
     n, p = data.shape
-    needed = fit_bytes(n, p, estimator.n_samples, estimator.sem,
-                       network_options(estimator).hidden_units)
-    check_memory(needed, f"Fitting {p} variables with --n-samples {estimator.n_samples}",
+    n_samples = resolved_n_samples(estimator, p)
+    needed = fit_bytes(n, p, n_samples, estimator.sem, network_options(estimator).hidden_units)
+    check_memory(needed, f"Fitting {p} variables with --n-samples {n_samples}",
                  "lower --n-samples, or fit fewer variables.")
     announce(estimator, p, needed)
 
@@ -74,15 +75,15 @@ def announce(estimator, p: int, needed: int) -> None:
     spec = resolve(estimator, None, p)
     training, split = spec.training, spec.split
     fits = n_fits(spec, split)
-    seconds = fit_seconds(p, estimator.n_samples, fits, estimator.max_epochs,
-                          training.steps_per_epoch)
+    n_samples = spec.optimiser.n_samples
+    seconds = fit_seconds(p, n_samples, fits, estimator.max_epochs, training.steps_per_epoch)
     if seconds > ANNOUNCED_SECONDS:
         path = "" if estimator.lam != "auto" else \
             f"--lam with a number (one radius instead of a path of {training.n_lambdas}), "
         epochs = min(estimator.max_epochs, TYPICAL_EPOCHS)
         typer.echo(f"This fit may take {format_duration(seconds)} (a rough estimate: {fits} "
                    f"fits of about {epochs} epochs of {training.steps_per_epoch} steps, each "
-                   f"step projecting {estimator.n_samples} sampled {p} x {p} matrices onto "
+                   f"step projecting {n_samples} sampled {p} x {p} matrices onto "
                    "DAGs; it depends on the machine and on when each fit stops early). "
                    f"Shorter: {path}fewer --chains, --restarts, --n-samples or --max-epochs. "
                    "The progress bar shows each stage.")

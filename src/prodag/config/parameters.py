@@ -228,7 +228,7 @@ def rules() -> dict[str, Callable]:
 
     return {
         "sem": choice("sem", SEM_NAMES), "lam": check_lam,
-        "n_samples": integer("n_samples"), "max_epochs": integer("max_epochs"),
+        "n_samples": _optional(integer("n_samples")), "max_epochs": integer("max_epochs"),
         "lr": _optional(positive("lr")), "prior_std": positive("prior_std"),
         "noise_variance": _noise_variance, "likelihood": choice("likelihood", LIKELIHOODS),
         "projection": choice("projection", METHODS), "prune": positive("prune", zero=True),

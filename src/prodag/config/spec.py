@@ -64,7 +64,7 @@ def resolve(settings, knowledge: Knowledge | None, p: int) -> FitSpec:
                                 network.activation, network.bias, settings.projection,
                                 settings.prune, knowledge, settings.likelihood)
     lam = settings.lam if settings.lam == "auto" else float(settings.lam)
-    return FitSpec(config, optimiser_options(settings),
+    return FitSpec(config, optimiser_options(settings, p),
                    parameters.training_options(settings), noise_model,
                    preprocessing.learns_noise(noise_model), lam,
                    resolved_init(settings) == "data",
@@ -74,14 +74,16 @@ def resolve(settings, knowledge: Knowledge | None, p: int) -> FitSpec:
                    float(settings.prior_std), jax.dtypes.canonicalize_dtype(np.float64))
 
 
-def optimiser_options(settings) -> OptimiserOptions:
-    """The optimiser's ``OptimiserOptions`` of ``settings``, with ``lr=None`` resolved (0.03 for
-    the linear SEM, whose many data starts each keep their own mode at that rate whatever the
-    key; 0.1, the paper's, otherwise)."""
+def optimiser_options(settings, p: int) -> OptimiserOptions:
+    """The optimiser's ``OptimiserOptions`` of ``settings`` for ``p`` variables, with
+    ``lr=None`` resolved (0.03 for the linear SEM, whose many data starts each keep their own
+    mode at that rate whatever the key; 0.1, the paper's, otherwise) and ``n_samples=None``
+    (``resolved_n_samples``)."""
     training = parameters.training_options(settings)
     lr = ((LINEAR_LR if settings.sem == "linear" else PAPER_LR)
           if settings.lr is None else float(settings.lr))
-    return OptimiserOptions(n_samples=settings.n_samples, max_epochs=settings.max_epochs,
+    return OptimiserOptions(n_samples=resolved_n_samples(settings, p),
+                            max_epochs=settings.max_epochs,
                             patience=training.patience, lr=lr,
                             steps_per_epoch=training.steps_per_epoch,
                             min_delta=float(training.min_delta))
@@ -102,6 +104,28 @@ stability benchmark and the time of a fit at p = 20: docs/findings.md)."""
 AUTO_REFINE_P = 20
 MIN_AUTO_REFINE_STEPS = 10
 """Fewer default steps than these are not run (p > 109)."""
+
+
+AUTO_SAMPLES = 50
+"""Monte Carlo samples per step of a default fit from ``AUTO_SAMPLES_P`` variables on, and of
+every default fit of the additive SEM and the MLP."""
+AUTO_SAMPLES_P = 20
+MAX_AUTO_SAMPLES = 100
+"""The most samples a default linear fit takes (the paper's L), below ``AUTO_SAMPLES_P``."""
+
+
+def resolved_n_samples(settings, p: int) -> int:
+    """``settings.n_samples`` with ``None`` resolved for ``p`` variables: for the linear SEM,
+    ``AUTO_SAMPLES · (AUTO_SAMPLES_P / p)²`` between ``AUTO_SAMPLES`` and
+    ``MAX_AUTO_SAMPLES`` (100 up to p = 14, 50 from p = 20: a step's arithmetic, about
+    ``L · p²``, at most the p = 20 default's; chosen by the stability benchmark at p = 10
+    and p = 20, docs/findings.md); ``AUTO_SAMPLES`` for the other SEMs."""
+    if settings.n_samples is not None:
+        return int(settings.n_samples)
+    if settings.sem != "linear":
+        return AUTO_SAMPLES
+    scaled = int(AUTO_SAMPLES * (AUTO_SAMPLES_P / max(p, 1)) ** 2)
+    return min(MAX_AUTO_SAMPLES, max(AUTO_SAMPLES, scaled))
 
 
 def resolved_init(settings) -> str:

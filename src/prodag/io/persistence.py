@@ -27,11 +27,11 @@ from prodag.io import metadata_checks, upgrades
 from prodag.io.model_file import Checker, ModelFileError, read  # noqa: F401  (ModelFileError: API)
 from prodag.models.variational import VariationalParams
 
-FORMAT_VERSION = 7
+FORMAT_VERSION = 8
 """The parameters as the constructor takes them (``training``/``network`` as objects of their
 fields, ``lam`` as ``"auto"``, a number or ``"inf"``, ``tiers`` as groups or ``{"groups",
 "forbid_within"}``) and ``intervention_kind_``; older versions: ``prodag.io.upgrades``."""
-READABLE_VERSIONS = (2, 3, 4, 5, 6, 7)
+READABLE_VERSIONS = (2, 3, 4, 5, 6, 7, 8)
 FITTED_ARRAYS = ("mean_", "scale_", "history_", "noise_variance_", "mixture_weights_",
                  "component_lams_")
 

@@ -7,7 +7,9 @@ experimental conditions and ``intervention_kind``. Version 4: ``likelihood``. Ve
 constructor takes them now (``training`` and ``network`` groups, ``lam="auto"``, ``tiers``
 with its ``forbid_within``) and ``fit``'s ``intervention_kind`` as ``intervention_kind_``.
 Version 7: ``TrainingOptions.refine_steps=None`` is the default that refines a linear fit;
-files before it were written without refinement unless they name its steps.
+files before it were written without refinement unless they name its steps. Version 8:
+``n_samples=None`` resolves the Monte Carlo samples for the data's size; files before it
+name theirs (an older prodag cannot read ``None``), so they read unchanged.
 """
 
 from __future__ import annotations
@@ -76,6 +78,11 @@ def _from_version_6(metadata: dict, check) -> dict:
     return {**metadata, "format_version": 7, "params": {**params, "training": training}}
 
 
+def _from_version_7(metadata: dict, check) -> dict:
+    """Nothing to change: version 7 files name their ``n_samples``."""
+    return {**metadata, "format_version": 8}
+
+
 STEPS = {2: _from_version_2, 3: _from_version_3, 4: _from_version_4, 5: _from_version_5,
-         6: _from_version_6}
+         6: _from_version_6, 7: _from_version_7}
 """The step that reads each older version."""
