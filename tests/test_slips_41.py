@@ -55,7 +55,7 @@ def test_the_api_reference_describes_n_samples_and_max_epochs_apart():
 
     doc = ProDAG.__doc__
     assert "n_samples, max_epochs" not in doc
-    n_samples = doc.split("    n_samples : int\n")[1].split("\n    ")[0]
+    n_samples = doc.split("    n_samples : int or None\n")[1].split("\n    ")[0]
     max_epochs = doc.split("    max_epochs : int\n")[1].split("\n    ")[0]
     assert "Monte Carlo samples" in n_samples and "epochs" not in n_samples
     assert "epochs" in max_epochs and "Monte Carlo" not in max_epochs
