@@ -128,9 +128,7 @@ def log_target(model: StructuralEquationModel, project: Projector, weights_tilde
                target: Target, collapse: str | None = None) -> jax.Array:
     """``log π(ω̃ | λ)`` up to a constant, one value per draw ``(n,)``; with ``collapse``
     (``collapsible``) the noise variances integrated out (module docstring)."""
-    graph_tilde = model.graph_of(weights_tilde)
-    weights = model.apply_projection(weights_tilde, graph_tilde,
-                                     project(graph_tilde, target.lams))
+    weights = project_draws(model, project, weights_tilde, target.lams)[0]
 
     def one(w, noise, data):
         if collapse is None:
@@ -257,9 +255,7 @@ def conditional_noise(model: StructuralEquationModel, project: Projector, collap
     """Each draw's noise variances given its weights, ``(n, p)`` (``"estimate"``: ``RSS_k /
     n_k``) or ``(n, 1)`` (``"equal"``: ``Σ_k RSS_k / Σ_k n_k``): the maximisers of the
     likelihood that ``collapse`` integrates out."""
-    graph_tilde = model.graph_of(weights_tilde)
-    weights = model.apply_projection(weights_tilde, graph_tilde,
-                                     project(graph_tilde, target.lams))
+    weights = project_draws(model, project, weights_tilde, target.lams)[0]
 
     def one(w, noise, data):
         rss, rows = _rss(model, w, data)
