@@ -104,9 +104,10 @@ def fit_rows(rows: list, sizes, deadline, repeats=2) -> list[dict]:
     return rows
 
 
-def member_rows(rows: list, most, deadline, p=20, epochs=20) -> list[dict]:
-    """A batch of M one-radius members (p = 20, L = 100, ``epochs`` epochs each), M = 1, 2,
-    4, ...: on a CPU one member at a time (the default there) and all at once (vmap)."""
+def member_rows(rows: list, counts, deadline, p=20, epochs=20) -> list[dict]:
+    """A batch of M one-radius members (p = 20, L = 100, ``epochs`` epochs each), M in
+    ``counts`` (the first is the unit): on a CPU one member at a time and all at once (vmap),
+    on a GPU all at once."""
     from prodag import simulate
     from prodag.inference import fitting
     from prodag.inference import OptimiserOptions, stack
@@ -121,8 +122,10 @@ def member_rows(rows: list, most, deadline, p=20, epochs=20) -> list[dict]:
         engine = fitting.VariationalInference(config.model(), config.projector(), options)
         start = engine.init_params(p, np.ones(1), jnp.float32)
         prepared = stack([engine.model.prepare_data(jnp.asarray(Z, jnp.float32))])
-        one, M = None, 1
-        while M <= most and time.perf_counter() < deadline:
+        one = None
+        for M in counts:
+            if time.perf_counter() > deadline:
+                break
             members = engine.members([5.0] * M, np.ones(1), [0] * M, [100] * M, jnp.float32)
             keys = jax.random.split(jax.random.PRNGKey(0), M)
             engine.fit_members([start] * M, keys, members, prepared)  # compiles
@@ -136,8 +139,12 @@ def member_rows(rows: list, most, deadline, p=20, epochs=20) -> list[dict]:
             print(f"members {backend:>4} batch={batch} M={M:<3} {seconds:7.2f} s "
                   f"({seconds / one:5.2f}x one member; {M / seconds:6.2f} members/s)",
                   flush=True)
-            M *= 2
     return rows
+
+
+def doubling(most: int) -> list[int]:
+    """1, 2, 4, ... up to ``most``."""
+    return [2 ** k for k in range(most.bit_length()) if 2 ** k <= most]
 
 
 def main(argv=None) -> None:
@@ -155,12 +162,17 @@ def main(argv=None) -> None:
                         help="seconds after which no new row starts")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     parser.add_argument("--tag", default="", help="suffix of the results file's name")
+    parser.add_argument("--search-unroll", type=int, default=None,
+                        help="the pure-JAX search's loop unrolling (projection.search.LOOP_UNROLL)")
     parser.add_argument("--no-cpu", action="store_true",
                         help="on a GPU machine, no CPU rows (a second process makes them)")
     parser.add_argument("--json", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.quick:
         args.fit_p, args.cpu_fit_p, args.members, args.repeats = [10], [10], 4, 2
+    if args.search_unroll is not None:
+        from prodag.projection import search
+        search.LOOP_UNROLL = args.search_unroll
     deadline = time.perf_counter() + args.budget
     cpu_process = None
     if jax.default_backend() != "cpu" and not args.no_cpu:  # the CPU rows, alongside
@@ -178,7 +190,7 @@ def main(argv=None) -> None:
                            for k, v in vars(args).items()}}
     sizes = ([20, 100] if args.quick else [20, 100, 400], [100, 1000])
     sections = {"projection": lambda rows: projection_rows(rows, *sizes, args.repeats, deadline),
-                "members": lambda rows: member_rows(rows, args.members, deadline),
+                "members": lambda rows: member_rows(rows, doubling(args.members), deadline),
                 "fit": lambda rows: fit_rows(rows, args.fit_p, deadline, args.fit_repeats)}
     for section in args.sections:
         sections[section](result.setdefault(section, SavedRows(

@@ -28,6 +28,11 @@ MAX_SWEEPS = 10
 """Default cap on insertion sweeps per local search (a sweep is O(p²))."""
 REL_TOL = 1e-6
 """Default acceptance rule: a move must lower the backward mass by more than ``REL_TOL · ΣA``."""
+LOOP_UNROLL = 1
+"""Iterations of the search's fixed-length loops (greedy placement, a sweep's node visits) per
+trip of the compiled loop. On a GPU every trip of a compiled loop costs a round of kernel
+launches and a check on the host, so fewer, longer trips can pay; on the CPU the search runs
+the numba kernel (``search_kernel``) and this is unused. Read when a search is traced."""
 
 
 def greedy_permutation(squared: jax.Array) -> jax.Array:
@@ -42,7 +47,7 @@ def greedy_permutation(squared: jax.Array) -> jax.Array:
         return incoming, placed.at[node].set(True), permutation.at[step].set(node)
 
     state = (incoming, jnp.zeros(p, dtype=bool), jnp.zeros(p, dtype=jnp.int32))
-    return jax.lax.fori_loop(0, p, place, state)[2]
+    return jax.lax.fori_loop(0, p, place, state, unroll=LOOP_UNROLL)[2]
 
 
 def net_outflow_permutation(squared: jax.Array) -> jax.Array:
@@ -129,7 +134,7 @@ def improve_by_insertion(squared: jax.Array, permutation: jax.Array,
         permutation, _, n_sweeps = state
         positions = positions_from_permutation(permutation)
         permutation, _, improved = jax.lax.fori_loop(
-            0, p, visit, (permutation, positions, jnp.bool_(False)))
+            0, p, visit, (permutation, positions, jnp.bool_(False)), unroll=LOOP_UNROLL)
         return permutation, improved, n_sweeps + 1
 
     def keep_going(state):
