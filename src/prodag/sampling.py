@@ -29,10 +29,10 @@ REFINED_DRAWS = 1000
 
 
 def mixture_draws(posterior: Posterior, noise: np.ndarray, key,
-                  n: int) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
+                  n: int) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``n`` unprojected draws ``ω̃`` of the pooled mixture (pytree, leading axis n, grouped
-    by component) and each draw's radius ``(n,)``, noise variance ``(n, p | 1)`` and
-    chain ``(n,)``.
+    by component) and each draw's radius ``(n,)``, noise variance ``(n, p | 1)``, chain
+    ``(n,)`` and component ``(n,)``.
 
     Draw ``i`` of component ``z_i`` is ``loc[z_i] + σ[z_i] · ε_i``, the standard normals ``ε``
     drawn for all ``n`` at once: the shapes do not depend on how the draws split among the
@@ -48,7 +48,28 @@ def mixture_draws(posterior: Posterior, noise: np.ndarray, key,
         weights_tilde[name] = jnp.asarray(loc + scale.astype(loc.dtype) * np.asarray(standard))
     variances = np.stack([np.asarray(noise_variance_of(c, noise)) for c in components])
     return (weights_tilde, np.asarray(posterior.lams)[assignment], variances[assignment],
-            np.asarray(posterior.chains)[assignment])
+            np.asarray(posterior.chains)[assignment], assignment)
+
+
+def jump_frames(posterior: Posterior, noise: np.ndarray, bagged: bool,
+                collapsed: bool) -> refinement.Frames | None:
+    """The pooled components as ``refinement.Frames``, jumps allowed between components that
+    target the same posterior: the same radius, the same rows (a bagged chain's resample)
+    and, unless refinement integrates the variances out (``collapsed``), the same fixed noise
+    variances. None when no two components share all three."""
+    components = posterior.components
+    names = sorted(components[0].q.loc)
+
+    def flat(tree) -> np.ndarray:
+        return np.concatenate([np.asarray(tree[name]).ravel() for name in names])
+
+    loc = np.stack([flat(c.q.loc) for c in components])
+    log_scale = np.log(np.stack([flat(variational.stddev(c.q)) for c in components]))
+    keys = [(float(lam), int(chain) if bagged else 0,
+             () if collapsed else tuple(np.asarray(noise_variance_of(c, noise)).ravel()))
+            for c, lam, chain in zip(components, posterior.lams, posterior.chains)]
+    groups = np.array([keys.index(k) for k in keys])
+    return refinement.frames_of(loc.astype(np.float32), log_scale.astype(np.float32), groups)
 
 
 def finish(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: list,
@@ -84,25 +105,30 @@ def refine(spec: FitSpec, the_plan: Plan, posterior: Posterior, prepared: Prepar
     if not steps:
         return None
     key = jax.random.fold_in(key, REFINEMENT_STREAM)
-    weights_tilde, lams, noise, chain = mixture_draws(posterior, prepared.noise, key,
-                                                      REFINED_DRAWS)
+    weights_tilde, lams, noise, chain, component = mixture_draws(posterior, prepared.noise,
+                                                                 key, REFINED_DRAWS)
     if the_plan.bagged:
         resamples = [scored_data(the_plan, c) for c in range(len(the_plan.rows))]
         data = jax.tree.map(lambda *parts: jnp.stack(parts), *resamples)
         resample = jnp.asarray(chain)
     else:
         data, resample = scored_data(the_plan, 0), None
+    refiner = fitting.refiner(the_plan.config, spec.noise_model if spec.learns_noise else None)
+    frames = jump_frames(posterior, prepared.noise, the_plan.bagged,
+                         refiner.collapse is not None)
     target = refinement.Target(data, jnp.asarray(lams, dtype), jnp.asarray(noise, dtype),
                                float(training.prior_mean), spec.prior_std,
-                               resample)
+                               resample, None if frames is None else jax.tree.map(
+                                   lambda a: a.astype(dtype) if a.dtype.kind == "f" else a,
+                                   frames))
 
     def on_block(done: int) -> None:
         progress.stage(f"refining {REFINED_DRAWS} draws: step {done}/{steps}",
                        "refinement")
 
     on_block(0)  # the refinement's seconds start here, its compilation included
-    refiner = fitting.refiner(the_plan.config, spec.noise_model if spec.learns_noise else None)
-    return refiner.refine(weights_tilde, target, jax.random.fold_in(key, 1), steps, on_block)
+    return refiner.refine(weights_tilde, target, jax.random.fold_in(key, 1), steps, on_block,
+                          component)
 
 
 def refinement_report(spec: FitSpec, refined: refinement.Refined, seconds: float) -> dict:
@@ -115,7 +141,7 @@ def refinement_report(spec: FitSpec, refined: refinement.Refined, seconds: float
             "draws": REFINED_DRAWS, "seconds": round(seconds, 2),
             "seconds_per_step": round(seconds / steps, 4),
             "acceptance": {move: round(float(share), 4) for move, share in
-                           zip(refinement.MOVES, np.asarray(refined.acceptance))}}
+                           zip(refinement.KINDS, np.asarray(refined.acceptance))}}
 
 
 def sample_posterior(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: list,

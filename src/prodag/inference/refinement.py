@@ -17,7 +17,18 @@ every one is an exact DAG. Each step makes one symmetric proposal of one kind fo
 * ``site``: one entry of ``ω̃`` moves by ``s · prior_std · z``, ``s`` from ``SITE_SCALES``;
 * ``joint``: every entry moves by ``s · prior_std · z / √D`` (``D`` entries), ``s`` from
   ``JOINT_SCALES``;
-* ``reverse``: the edge weights of ``j → k`` and ``k → j`` trade places (an edge reversal).
+* ``reverse``: the edge weights of ``j → k`` and ``k → j`` trade places (an edge reversal);
+* ``jump`` (with ``Target.frames``, a share ``JUMP_PROBABILITY`` of the steps): the draw moves
+  from its component ``z`` to another ``z'`` of its group (the fits at the same radius, on the
+  same rows, with the same fixed noise), keeping its place relative to the component::
+
+      ω̃' = m_z' + (s_z' / s_z) ⊙ (ω̃ − m_z),   log |J| = Σ log s_z' − Σ log s_z,
+
+  with ``m``, ``s`` the components' means and standard deviations, ``z'`` uniform among the
+  group's others, accepted with ``π(ω̃') |J| / π(ω̃)``. The label ``z`` is a state of its own,
+  uniform and independent of ``ω̃`` under the target, so every draw's ``ω̃`` still targets
+  ``π``; but mass now moves between the fitted modes by the model's own posterior, where the
+  other moves leave each mode its share of the ELBO-weighted mixture.
 
 The radius stays at the component's. The noise variance stays at its fitted value, unless
 the fit learned it (``collapse``: ``"estimate"``, one per variable, or ``"equal"``, shared) and
@@ -55,7 +66,12 @@ from prodag.projection import Projector
 from prodag.xla import exact_jit
 
 MOVES = ("site", "joint", "reverse")
+"""The moves within a mode (``propose``; also the SMC's)."""
 MOVE_PROBABILITIES = (0.6, 0.3, 0.1)
+KINDS = MOVES + ("jump",)
+"""Every kind of step refinement counts: the moves within a mode and the jump between fits."""
+JUMP_PROBABILITY = 0.2
+"""Share of the steps that jump between components when ``Target.frames`` is given."""
 SITE_SCALES = (0.03, 0.1, 0.3, 1.0)
 """Step sizes of a one-entry move, in units of ``prior_std``."""
 JOINT_SCALES = (0.1, 0.3, 1.0)
@@ -68,6 +84,31 @@ FULLY_OPTIMISED = {"xla_backend_optimization_level": 3}
 """The step loop's compiler options: XLA's default full optimisation, whatever ``XLA_FLAGS``
 ask for (hundreds of steps over a thousand draws: its run time, not its compile time,
 dominates)."""
+
+
+class Frames(NamedTuple):
+    """The fitted components as frames for jumps: means and log standard deviations of the
+    flattened ``ω̃`` (``(K, D)``, leaves in sorted order as ``_flatten``) and each component's
+    partners, the others of its group (``(K, G)``, padded with itself; ``n_partners (K,)``)."""
+
+    loc: jax.Array
+    log_scale: jax.Array
+    partners: jax.Array
+    n_partners: jax.Array
+
+
+def frames_of(loc: np.ndarray, log_scale: np.ndarray, groups: np.ndarray) -> Frames | None:
+    """``Frames`` of components with flattened means ``loc (K, D)`` and log standard
+    deviations ``log_scale (K, D)``, jumps allowed within each of ``groups (K,)``; None when
+    no group has two components."""
+    members = [np.flatnonzero(groups == g) for g in groups]
+    most = max(len(m) for m in members) - 1
+    if most < 1:
+        return None
+    partners = np.array([[o for o in m if o != k] + [k] * (most + 1 - len(m))
+                         for k, m in enumerate(members)], np.int32)
+    return Frames(jnp.asarray(loc), jnp.asarray(log_scale), jnp.asarray(partners),
+                  jnp.asarray([len(m) - 1 for m in members], np.int32))
 
 
 class Target(NamedTuple):
@@ -84,6 +125,8 @@ class Target(NamedTuple):
     prior_mean: float
     prior_std: float
     resample: jax.Array | None = None
+    frames: Frames | None = None
+    """The components that draws may jump between (module docstring); None: no jumps."""
 
 
 class Refined(NamedTuple):
@@ -95,6 +138,8 @@ class Refined(NamedTuple):
     lams: np.ndarray
     noise: np.ndarray
     acceptance: np.ndarray
+    """``(len(KINDS),)``: the accepted share of each kind's proposals (0 where none was
+    made)."""
 
 
 COLLAPSIBLE = ("estimate", "equal")
@@ -194,6 +239,21 @@ def propose(key: jax.Array, weights_tilde: Weights, edge_weight: str,
     return lax.switch(move, (site, joint, reverse), None), move
 
 
+def jump(key: jax.Array, weights_tilde: Weights, component: jax.Array,
+         frames: Frames) -> tuple[Weights, jax.Array, jax.Array]:
+    """Every draw's jump to another component of its group (module docstring): the moved
+    draws, their components ``(n,)`` and ``log |J|`` ``(n,)``. A draw alone in its group
+    stays where it is."""
+    flat, restore = _flatten(weights_tilde)
+    count = frames.n_partners[component]
+    pick = jax.random.randint(key, component.shape, 0, jnp.maximum(count, 1))
+    other = jnp.where(count > 0, frames.partners[component, pick], component)
+    log_ratio = (frames.log_scale[other] - frames.log_scale[component]).astype(flat.dtype)
+    moved = frames.loc[other] + jnp.exp(log_ratio) * (flat - frames.loc[component])
+    moved = jnp.where((other != component)[:, None], moved.astype(flat.dtype), flat)
+    return restore(moved), other, jnp.sum(log_ratio, axis=1)
+
+
 class RefineState(NamedTuple):
     """The draws under refinement (every leaf with the leading draw axis n)."""
 
@@ -201,10 +261,12 @@ class RefineState(NamedTuple):
     log_target: jax.Array
     """``(n,)`` ``log π`` of each draw."""
     counts: jax.Array
-    """``(2, len(MOVES))``: the accepted and the proposed moves of each kind, over the draws
+    """``(2, len(KINDS))``: the accepted and the proposed moves of each kind, over the draws
     that ``counted`` marks."""
     counted: jax.Array
     """``(n,)`` 1 for a draw, 0 for a copy that pads the draws to the devices."""
+    component: jax.Array
+    """``(n,)`` int: each draw's component, its frame for jumps (0 without frames)."""
 
 
 class StepInfo(NamedTuple):
@@ -215,30 +277,60 @@ class StepInfo(NamedTuple):
 
 
 def init(model: StructuralEquationModel, project: Projector, collapse: str | None,
-         weights_tilde: Weights, target: Target, counted: jax.Array) -> RefineState:
-    """The state of draws ``weights_tilde`` (``counted (n,)``: see ``RefineState``)."""
+         weights_tilde: Weights, target: Target, counted: jax.Array,
+         component: jax.Array | None = None) -> RefineState:
+    """The state of draws ``weights_tilde`` (``counted (n,)``, ``component (n,)``: see
+    ``RefineState``; None: all 0)."""
     value = log_target(model, project, weights_tilde, target, collapse)
-    return RefineState(weights_tilde, value, jnp.zeros((2, len(MOVES)), value.dtype),
-                       counted.astype(value.dtype))
+    component = (jnp.zeros(value.shape, jnp.int32) if component is None
+                 else jnp.asarray(component, jnp.int32))
+    return RefineState(weights_tilde, value, jnp.zeros((2, len(KINDS)), value.dtype),
+                       counted.astype(value.dtype), component)
 
 
 def step(model: StructuralEquationModel, project: Projector, collapse: str | None,
          target: Target, state: RefineState, key: jax.Array) -> tuple[RefineState, StepInfo]:
     """One Metropolis step of every draw (module docstring): one proposal of one kind each,
-    accepted with the target ratio."""
+    accepted with the target ratio (times the jump's Jacobian)."""
     k_propose, k_accept = jax.random.split(key)
-    proposal, move = propose(k_propose, state.weights_tilde, model.edge_weight,
-                             target.prior_std)
+    proposal, component, log_jacobian, move = _proposal(k_propose, state, target,
+                                                        model.edge_weight)
     value = log_target(model, project, proposal, target, collapse)
     accept = (jnp.log(jax.random.uniform(k_accept, value.shape, value.dtype))
-              < value - state.log_target)
+              < value - state.log_target + log_jacobian)
+    moves = jnp.where(move == len(MOVES), component != state.component, True)
+    accept = accept & moves
     weights_tilde = jax.tree.map(
         lambda new, old: jnp.where(accept.reshape((-1,) + (1,) * (new.ndim - 1)), new, old),
         proposal, state.weights_tilde)
     counts = state.counts.at[:, move].add(jnp.stack([jnp.sum(accept * state.counted),
-                                                     jnp.sum(state.counted)]))
+                                                     jnp.sum(moves * state.counted)]))
     return (RefineState(weights_tilde, jnp.where(accept, value, state.log_target), counts,
-                        state.counted), StepInfo(move, accept))
+                        state.counted, jnp.where(accept, component, state.component)),
+            StepInfo(move, accept))
+
+
+def _proposal(key: jax.Array, state: RefineState, target: Target, edge_weight: str):
+    """``(proposal, its components (n,), log |J| (n,), the kind's index)``: a move within
+    the mode (``propose``), or with ``target.frames`` a ``jump`` for ``JUMP_PROBABILITY`` of
+    the steps."""
+    zero = jnp.zeros(state.log_target.shape, state.log_target.dtype)
+    if target.frames is None:
+        proposal, move = propose(key, state.weights_tilde, edge_weight, target.prior_std)
+        return proposal, state.component, zero, move
+
+    k_kind, k_move = jax.random.split(key)
+
+    def within(_):
+        proposal, move = propose(k_move, state.weights_tilde, edge_weight, target.prior_std)
+        return proposal, state.component, zero, move.astype(jnp.int32)
+
+    def between(_):
+        proposal, component, log_jacobian = jump(k_move, state.weights_tilde,
+                                                 state.component, target.frames)
+        return proposal, component, log_jacobian.astype(zero.dtype), jnp.int32(len(MOVES))
+
+    return lax.cond(jax.random.uniform(k_kind) < JUMP_PROBABILITY, between, within, None)
 
 
 def run_steps(model: StructuralEquationModel, project: Projector, collapse: str | None,
@@ -283,20 +375,23 @@ class Refiner:
         self._project = exact_jit(lambda w, lams: project_draws(model, project, w, lams))
 
     def refine(self, weights_tilde: Weights, target: Target, key: jax.Array, n_steps: int,
-               on_block: Callable[[int], None] | None = None) -> Refined:
+               on_block: Callable[[int], None] | None = None,
+               component: np.ndarray | None = None) -> Refined:
         """Move the draws ``weights_tilde`` (pytree, leading axis n) by ``n_steps`` Metropolis
-        steps targeting ``π`` (module docstring); ``on_block(steps_done)`` after every
-        block of ``STEPS_PER_CALL`` steps. With several local devices the draws are split
-        over them (padded with copies of the last draw, which the acceptance leaves out)."""
+        steps targeting ``π`` (module docstring), each starting in its ``component (n,)``
+        of ``target.frames``; ``on_block(steps_done)`` after every block of
+        ``STEPS_PER_CALL`` steps. With several local devices the draws are split over them
+        (padded with copies of the last draw, which the acceptance leaves out)."""
         n = len(target.lams)
+        component = np.zeros(n, np.int32) if component is None else component
         draws = (jax.tree.map(jnp.asarray, weights_tilde), target.lams, target.noise,
-                 target.resample)
+                 target.resample, jnp.asarray(component, jnp.int32))
         if jax.local_device_count() > 1:
             padded, place = member_layout(n)
             draws = place(pad_members(draws, padded - n))
-        weights_tilde, lams, noise, resample = draws
+        weights_tilde, lams, noise, resample, component = draws
         target = target._replace(lams=lams, noise=noise, resample=resample)
-        state = self._init(weights_tilde, target, jnp.arange(len(lams)) < n)
+        state = self._init(weights_tilde, target, jnp.arange(len(lams)) < n, component)
         done = 0
         while done < n_steps:
             block = min(STEPS_PER_CALL, n_steps - done)

@@ -20,18 +20,18 @@ from prodag.config import parameters
 from prodag.config.parameters import GROUPS, as_dict
 from prodag.config.spec import resolve, resolved_noise_model, with_knowledge
 from prodag.inference import Params
-from prodag.inference.refinement import MOVES, Refined
+from prodag.inference.refinement import KINDS, MOVES, Refined
 from prodag.inputs.knowledge import Tiers
 from prodag.inputs.preprocessing import learns_noise, on_common_scale
 from prodag.io import metadata_checks, upgrades
 from prodag.io.model_file import Checker, ModelFileError, read  # noqa: F401  (ModelFileError: API)
 from prodag.models.variational import VariationalParams
 
-FORMAT_VERSION = 8
+FORMAT_VERSION = 9
 """The parameters as the constructor takes them (``training``/``network`` as objects of their
 fields, ``lam`` as ``"auto"``, a number or ``"inf"``, ``tiers`` as groups or ``{"groups",
 "forbid_within"}``) and ``intervention_kind_``; older versions: ``prodag.io.upgrades``."""
-READABLE_VERSIONS = (2, 3, 4, 5, 6, 7, 8)
+READABLE_VERSIONS = (2, 3, 4, 5, 6, 7, 8, 9)
 FITTED_ARRAYS = ("mean_", "scale_", "history_", "noise_variance_", "mixture_weights_",
                  "component_lams_")
 
@@ -253,9 +253,13 @@ def _refined(arrays: dict, estimator, p: int, check: Checker) -> Refined | None:
                f"'refined/noise' must have shape ({n}, 1) or ({n}, {p})")
     weights_tilde = {name: check.array(arrays, f"refined/weights_tilde/{name}", (n, *shape))
                      for name, shape in shapes.items()}
+    acceptance = arrays["refined/acceptance"]
+    if acceptance.shape == (len(MOVES),):  # format 8 and before: no jumps between fits
+        acceptance = np.concatenate([acceptance, np.zeros(len(KINDS) - len(MOVES))])
     return Refined(weights_tilde, lams, check.array(arrays, "refined/noise", noise.shape,
                                                     positive=True),
-                   check.array(arrays, "refined/acceptance", (len(MOVES),)))
+                   check.array({"refined/acceptance": acceptance}, "refined/acceptance",
+                               (len(KINDS),)))
 
 
 def _fitted_arrays(arrays: dict, estimator, p: int, check: Checker) -> dict[str, np.ndarray]:

@@ -9,7 +9,9 @@ with its ``forbid_within``) and ``fit``'s ``intervention_kind`` as ``interventio
 Version 7: ``TrainingOptions.refine_steps=None`` is the default that refines a linear fit;
 files before it were written without refinement unless they name its steps. Version 8:
 ``n_samples=None`` resolves the Monte Carlo samples for the data's size; files before it
-name theirs (an older prodag cannot read ``None``), so they read unchanged.
+name theirs (an older prodag cannot read ``None``), so they read unchanged. Version 9: the
+refined draws' acceptance has an entry for jumps between fits (``refinement.KINDS``); the
+loader gives older files' a 0 there.
 """
 
 from __future__ import annotations
@@ -83,6 +85,11 @@ def _from_version_7(metadata: dict, check) -> dict:
     return {**metadata, "format_version": 8}
 
 
+def _from_version_8(metadata: dict, check) -> dict:
+    """Nothing to change in the metadata (the loader pads the refined acceptance)."""
+    return {**metadata, "format_version": 9}
+
+
 STEPS = {2: _from_version_2, 3: _from_version_3, 4: _from_version_4, 5: _from_version_5,
-         6: _from_version_6, 7: _from_version_7}
+         6: _from_version_6, 7: _from_version_7, 8: _from_version_8}
 """The step that reads each older version."""

@@ -50,7 +50,9 @@ def sample(config, proposal: smc.Proposal, target: refinement.Target, key: jax.A
     graphs = refiner(config).project_draws(weights_tilde, lams)[1]
     probabilities = (graphs != 0).reshape(n_populations, n_particles,
                                           *graphs.shape[1:]).mean(axis=1)
-    drawn = refinement.Refined(weights_tilde, lams, noise, acceptance[:len(refinement.MOVES)])
+    moves = len(refinement.MOVES)  # the SMC's moves within a mode; it makes no jumps
+    drawn = refinement.Refined(weights_tilde, lams, noise, np.concatenate(
+        [acceptance[:moves], np.zeros(len(refinement.KINDS) - moves)]))
     return drawn, diagnose_populations(probabilities, np.asarray(state.log_evidence),
                                        np.asarray(infos[-1].ess), len(infos), names)
 
