@@ -175,7 +175,14 @@ def test_the_warning_says_which_chain_the_pooled_posterior_follows():
         chains.warn_disagreement(_one_edge_apart([0.45, 0.55]))
     text = str(caught[0].message)
     assert "chain 2 0.55, chain 1 0.45 of its weight, so it splits" in text
-    assert "mostly follows" not in text
+    assert "mostly follows" not in text and "Refinement" not in text
+    refined = _one_edge_apart([0.98, 0.02])
+    refined["disagreeing_edges"][0]["posterior"] = 0.41
+    with pytest.warns(chains.ChainDisagreementWarning) as caught:
+        chains.warn_disagreement(refined)
+    text = str(caught[0].message)
+    assert "P = 0.98 in the pooled posterior" in text
+    assert "in the final posterior a -> b has P = 0.41" in text
 
 
 def test_a_fit_reports_each_chains_share_of_the_pooled_weight(fitted):
@@ -222,3 +229,8 @@ def test_disagreeing_edges_are_marked_in_every_output_and_warned_about_once(
     assert 0.0 <= row["probability"] <= 1.0
     flagged = json.loads((tmp_path / "out" / "summary.json").read_text())["chains"]
     assert len(table) == len(flagged["disagreeing_edges"])
+    # the refined posterior's own probability of the edge, said in the warning too
+    edge = next(e for e in flagged["disagreeing_edges"]
+                if (e["source"], e["target"]) == (names[0], names[1]))
+    assert abs(edge["posterior"] - row["probability"]) < 0.3  # 1000 draws against 60
+    assert f"in the final posterior {names[0]} -> {names[1]} has P =" in result.stderr

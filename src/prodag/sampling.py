@@ -87,6 +87,9 @@ def finish(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: list,
             spec.config.sem, *fitting.refiner(the_plan.config).project_draws(
                 refined.weights_tilde, refined.lams), refined.noise, spec.config.knowledge)[1]
         probabilities = np.mean(graphs != 0, axis=0)
+        for edge in posterior.diagnostics.get("disagreeing_edges", []):
+            edge["posterior"] = float(probabilities[prepared.columns.index(edge["source"]),
+                                                    prepared.columns.index(edge["target"])])
     report = sortability.orientation_report(
         probabilities, observational_rows(prepared.Z, prepared.observed), prepared.scale)
     posterior.diagnostics["sortability"] = report

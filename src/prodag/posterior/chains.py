@@ -139,7 +139,18 @@ def flagged_edges(est) -> list[dict]:
 
 
 def pooling_sentence(diagnostics: dict) -> str:
-    """How the pooled posterior weighs the chains (``chain_weights``), in one sentence."""
+    """How the pooled posterior weighs the chains (``chain_weights``), in one sentence, and
+    where refinement moved the draws (``"posterior"`` of the first disagreeing edge: its
+    probability in the final posterior), in a second."""
+    edge = diagnostics["disagreeing_edges"][0] if diagnostics["disagreeing_edges"] else {}
+    if "posterior" not in edge:
+        return _weights_sentence(diagnostics)
+    return (f"{_weights_sentence(diagnostics)} Refinement then moved the draws between the "
+            "fits of each radius by the model's own posterior: in the final posterior "
+            f"{edge['source']} -> {edge['target']} has P = {edge['posterior']:.2f}.")
+
+
+def _weights_sentence(diagnostics: dict) -> str:
     shares = diagnostics.get("chain_weights")
     if shares is None:
         return "The pooled posterior weighs every fit of every chain by its evidence."
