@@ -14,6 +14,7 @@ from prodag import ProDAG
 from prodag.cli import app
 from prodag.cli.files import read_graph
 from prodag.cli.options import parse_lam, parse_noise_variance
+from prodag.config import spec
 from prodag.cli.tables import print_edges, ranked_edges
 
 VARIABLES = ["a", "b", "c"]
@@ -88,8 +89,9 @@ def test_the_command_line_and_the_api_give_the_same_posterior(fitted, tmp_path, 
     summary = json.loads((tmp_path / "cli" / "summary.json").read_text())
     assert summary["options"]["noise_variance"] == api.noise_variance
     # the default refinement, resolved for p: its steps and how it went
-    assert summary["options"]["refine_steps"] == api.spec_.refine_steps == 300
-    assert summary["refinement"]["steps"] == 300 and summary["refinement"]["chosen"] == "auto"
+    steps = spec.AUTO_REFINE_STEPS
+    assert summary["options"]["refine_steps"] == api.spec_.refine_steps == steps
+    assert summary["refinement"]["steps"] == steps and summary["refinement"]["chosen"] == "auto"
     assert summary["refinement"]["acceptance"] == api.diagnostics_["refinement"]["acceptance"]
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from prodag import ProDAG, TrainingOptions
 from prodag.graph import is_dag
+from prodag.config import spec
 from prodag.inference import fitting, refinement
 from prodag.io.model_file import ModelFileError
 from prodag.models import make_model
@@ -262,8 +263,8 @@ def test_negative_refinement_steps_are_refused():
 
 
 @pytest.mark.parametrize("sem, p, options, steps", [
-    ("linear", 5, {}, 300), ("linear", 20, {}, 300), ("linear", 50, {}, 48),
-    ("linear", 100, {}, 12), ("linear", 109, {}, 10), ("linear", 110, {}, 0),
+    ("linear", 5, {}, 375), ("linear", 20, {}, 375), ("linear", 50, {}, 60),
+    ("linear", 100, {}, 15), ("linear", 122, {}, 10), ("linear", 123, {}, 0),
     ("additive", 10, {}, 0), ("mlp", 10, {}, 0), ("linear", 10, {"sampler": "smc"}, 0),
     ("linear", 100, {"refine_steps": 700}, 700), ("linear", 5, {"refine_steps": 0}, 0)])
 def test_the_default_refinement_is_in_proportion_to_the_linear_fit(sem, p, options, steps):
@@ -279,9 +280,10 @@ def test_a_default_fit_says_how_it_refined_and_keeps_that_through_a_round_trip(t
     est = ProDAG(lam=1.0, noise_variance=1.0, seed=0, progress=False, n_chains=1,
                  max_epochs=20, n_samples=20, training=TrainingOptions(n_restarts=1)).fit(X)
     report = est.diagnostics_["refinement"]
-    assert est.spec_.refine_steps == report["steps"] == 300 and report["chosen"] == "auto"
+    steps = spec.AUTO_REFINE_STEPS
+    assert est.spec_.refine_steps == report["steps"] == steps and report["chosen"] == "auto"
     assert report["draws"] == len(est.refined_.lams) == 1000
-    assert report["seconds_per_step"] == pytest.approx(report["seconds"] / 300, abs=1e-4)
+    assert report["seconds_per_step"] == pytest.approx(report["seconds"] / steps, abs=1e-4)
     assert set(report["acceptance"]) == set(refinement.KINDS)
     assert np.allclose(list(report["acceptance"].values()), est.refined_.acceptance, atol=1e-4)
     est.save(tmp_path / "model.npz")

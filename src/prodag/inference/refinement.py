@@ -100,15 +100,24 @@ class Frames(NamedTuple):
 def frames_of(loc: np.ndarray, log_scale: np.ndarray, groups: np.ndarray) -> Frames | None:
     """``Frames`` of components with flattened means ``loc (K, D)`` and log standard
     deviations ``log_scale (K, D)``, jumps allowed within each of ``groups (K,)``; None when
-    no group has two components."""
+    no group has two components. The components and the partners are padded to powers of
+    two (unused rows), so that fits with other counts reuse the compiled steps."""
     members = [np.flatnonzero(groups == g) for g in groups]
     most = max(len(m) for m in members) - 1
     if most < 1:
         return None
-    partners = np.array([[o for o in m if o != k] + [k] * (most + 1 - len(m))
-                         for k, m in enumerate(members)], np.int32)
-    return Frames(jnp.asarray(loc), jnp.asarray(log_scale), jnp.asarray(partners),
-                  jnp.asarray([len(m) - 1 for m in members], np.int32))
+    width, rows = _power_of_two(most), _power_of_two(len(members))
+    partners = np.array([[o for o in m if o != k] + [k] * (width + 1 - len(m))
+                         for k, m in enumerate(members)]
+                        + [[0] * width] * (rows - len(members)), np.int32)
+    counts = np.array([len(m) - 1 for m in members] + [0] * (rows - len(members)), np.int32)
+    padding = ((0, rows - len(members)), (0, 0))
+    return Frames(jnp.asarray(np.pad(loc, padding)), jnp.asarray(np.pad(log_scale, padding)),
+                  jnp.asarray(partners), jnp.asarray(counts))
+
+
+def _power_of_two(n: int) -> int:
+    return 1 << max(n - 1, 0).bit_length()
 
 
 class Target(NamedTuple):
