@@ -51,23 +51,30 @@ def mixture_draws(posterior: Posterior, noise: np.ndarray, key,
             np.asarray(posterior.chains)[assignment], assignment)
 
 
-def jump_frames(posterior: Posterior, noise: np.ndarray, bagged: bool,
+def jump_frames(posterior: Posterior, runs: list, noise: np.ndarray, bagged: bool,
                 collapsed: bool) -> refinement.Frames | None:
-    """The pooled components as ``refinement.Frames``, jumps allowed between components that
-    target the same posterior: the same radius, the same rows (a bagged chain's resample)
-    and, unless refinement integrates the variances out (``collapsed``), the same fixed noise
-    variances. None when no two components share all three."""
-    components = posterior.components
-    names = sorted(components[0].q.loc)
+    """Every fit of the run as ``refinement.Frames``: first the pooled components (so a
+    draw's component is its frame), then the chains' other fits, whatever their radius or
+    evidence: a frame is only a place to propose a jump to, and a draw keeps its own radius.
+    Jumps are allowed between frames fitted on the same rows (a bagged chain's resample)
+    with, unless refinement integrates the variances out (``collapsed``), the same fixed
+    noise variances. None when no two frames share both."""
+    names = sorted(posterior.components[0].q.loc)
 
     def flat(tree) -> np.ndarray:
         return np.concatenate([np.asarray(tree[name]).ravel() for name in names])
 
-    loc = np.stack([flat(c.q.loc) for c in components])
-    log_scale = np.log(np.stack([flat(variational.stddev(c.q)) for c in components]))
-    keys = [(float(lam), int(chain) if bagged else 0,
-             () if collapsed else tuple(np.asarray(noise_variance_of(c, noise)).ravel()))
-            for c, lam, chain in zip(components, posterior.lams, posterior.chains)]
+    frames = [(c, int(chain)) for c, chain in zip(posterior.components, posterior.chains)]
+    pooled = [flat(c.q.loc) for c, _ in frames]
+    for chain, run in enumerate(runs):
+        for _, fit in run.fits:
+            if not any(np.array_equal(flat(fit.params.q.loc), loc) for loc in pooled):
+                frames.append((fit.params, chain))
+    loc = np.stack([flat(params.q.loc) for params, _ in frames])
+    log_scale = np.log(np.stack([flat(variational.stddev(params.q)) for params, _ in frames]))
+    keys = [(chain if bagged else 0,
+             () if collapsed else tuple(np.asarray(noise_variance_of(params, noise)).ravel()))
+            for params, chain in frames]
     groups = np.array([keys.index(k) for k in keys])
     return refinement.frames_of(loc.astype(np.float32), log_scale.astype(np.float32), groups)
 
@@ -97,8 +104,8 @@ def finish(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: list,
     return posterior, refined
 
 
-def refine(spec: FitSpec, the_plan: Plan, posterior: Posterior, prepared: Prepared, key,
-           progress) -> refinement.Refined | None:
+def refine(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: list,
+           prepared: Prepared, key, progress) -> refinement.Refined | None:
     """``REFINED_DRAWS`` draws of the mixture moved by ``refine_steps`` Metropolis steps
     towards the posterior given the rows the fits were scored on (``prodag.inference.refinement``):
     bagged, each draw towards the posterior given its chain's resample. None without
@@ -117,7 +124,7 @@ def refine(spec: FitSpec, the_plan: Plan, posterior: Posterior, prepared: Prepar
     else:
         data, resample = scored_data(the_plan, 0), None
     refiner = fitting.refiner(the_plan.config, spec.noise_model if spec.learns_noise else None)
-    frames = jump_frames(posterior, prepared.noise, the_plan.bagged,
+    frames = jump_frames(posterior, runs, prepared.noise, the_plan.bagged,
                          refiner.collapse is not None)
     target = refinement.Target(data, jnp.asarray(lams, dtype), jnp.asarray(noise, dtype),
                                float(training.prior_mean), spec.prior_std,
@@ -155,7 +162,7 @@ def sample_posterior(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: 
     training, dtype = spec.training, spec.dtype
     if training.sampler != "smc":
         began = time.perf_counter()
-        refined = refine(spec, the_plan, posterior, prepared, key, progress)
+        refined = refine(spec, the_plan, posterior, runs, prepared, key, progress)
         if refined is None:
             return posterior, None
         report = refinement_report(spec, refined, time.perf_counter() - began)

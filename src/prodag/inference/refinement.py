@@ -19,16 +19,18 @@ every one is an exact DAG. Each step makes one symmetric proposal of one kind fo
   ``JOINT_SCALES``;
 * ``reverse``: the edge weights of ``j → k`` and ``k → j`` trade places (an edge reversal);
 * ``jump`` (with ``Target.frames``, a share ``JUMP_PROBABILITY`` of the steps): the draw moves
-  from its component ``z`` to another ``z'`` of its group (the fits at the same radius, on the
-  same rows, with the same fixed noise), keeping its place relative to the component::
+  from its frame ``z`` (at first its component) to another ``z'`` of its group (the fits of
+  the run on the same rows with the same fixed noise, ``prodag.sampling.jump_frames``),
+  keeping its place relative to the frame::
 
       ω̃' = m_z' + (s_z' / s_z) ⊙ (ω̃ − m_z),   log |J| = Σ log s_z' − Σ log s_z,
 
-  with ``m``, ``s`` the components' means and standard deviations, ``z'`` uniform among the
+  with ``m``, ``s`` the frames' means and standard deviations, ``z'`` uniform among the
   group's others, accepted with ``π(ω̃') |J| / π(ω̃)``. The label ``z`` is a state of its own,
   uniform and independent of ``ω̃`` under the target, so every draw's ``ω̃`` still targets
-  ``π``; but mass now moves between the fitted modes by the model's own posterior, where the
-  other moves leave each mode its share of the ELBO-weighted mixture.
+  ``π`` at its own radius (a frame is only a place to propose, fitted at whatever radius);
+  but mass now moves between the fitted modes by the model's own posterior, where the other
+  moves leave each mode its share of the ELBO-weighted mixture.
 
 The radius stays at the component's. The noise variance stays at its fitted value, unless
 the fit learned it (``collapse``: ``"estimate"``, one per variable, or ``"equal"``, shared) and
