@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from prodag.inference import refinement
+from prodag.inference import moves, refinement
 from prodag.models import make_model
 from prodag.projection import make_projector
 
@@ -44,9 +44,9 @@ def _orientation_share(with_frames: bool, monkeypatch) -> float:
     """Share of 500 draws oriented ``1 → 2`` after 400 steps, every draw started in the
     ``1 → 2`` component. The reversal move is off and the other moves take small steps, as at
     larger p, where turning an edge takes many entries moving together: only a jump crosses."""
-    monkeypatch.setattr(refinement, "MOVE_PROBABILITIES", (0.65, 0.35, 0.0))
-    monkeypatch.setattr(refinement, "SITE_SCALES", (0.03,))
-    monkeypatch.setattr(refinement, "JOINT_SCALES", (0.03,))
+    monkeypatch.setattr(moves, "MOVE_PROBABILITIES", (0.65, 0.35, 0.0))
+    monkeypatch.setattr(moves, "SITE_SCALES", (0.03,))
+    monkeypatch.setattr(moves, "JOINT_SCALES", (0.03,))
     rng = np.random.default_rng(3)
     x1 = rng.standard_normal(200)
     X = np.column_stack([x1, 0.8 * x1 + 0.6 * rng.standard_normal(200)])

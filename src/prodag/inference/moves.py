@@ -1,0 +1,125 @@
+"""The proposals of the Metropolis refinement (``prodag.inference.refinement``): moves within
+a mode (``propose``: one entry, every entry, an edge reversal) and jumps between the fits of a
+run (``jump`` over ``Frames``); the module docstring of ``refinement`` gives the target and
+the acceptance. Each proposal is symmetric, or (a jump) carries its log Jacobian.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from prodag.models.base import Weights
+
+MOVES = ("site", "joint", "reverse")
+"""The moves within a mode (``propose``; also the SMC's)."""
+MOVE_PROBABILITIES = (0.6, 0.3, 0.1)
+KINDS = MOVES + ("jump",)
+"""Every kind of step refinement counts: the moves within a mode and the jump between fits."""
+SITE_SCALES = (0.03, 0.1, 0.3, 1.0)
+"""Step sizes of a one-entry move, in units of ``prior_std``."""
+JOINT_SCALES = (0.1, 0.3, 1.0)
+"""Step sizes of a move of every entry, in units of ``prior_std / √D``."""
+
+
+class Frames(NamedTuple):
+    """The fitted components as frames for jumps: means and log standard deviations of the
+    flattened ``ω̃`` (``(K, D)``, leaves in sorted order as ``_flatten``) and each component's
+    partners, the others of its group (``(K, G)``, padded with itself; ``n_partners (K,)``)."""
+
+    loc: jax.Array
+    log_scale: jax.Array
+    partners: jax.Array
+    n_partners: jax.Array
+
+
+def frames_of(loc: np.ndarray, log_scale: np.ndarray, groups: np.ndarray) -> Frames | None:
+    """``Frames`` of components with flattened means ``loc (K, D)`` and log standard
+    deviations ``log_scale (K, D)``, jumps allowed within each of ``groups (K,)``; None when
+    no group has two components. The components and the partners are padded to powers of
+    two (unused rows), so that fits with other counts reuse the compiled steps."""
+    members = [np.flatnonzero(groups == g) for g in groups]
+    most = max(len(m) for m in members) - 1
+    if most < 1:
+        return None
+    width, rows = _power_of_two(most), _power_of_two(len(members))
+    partners = np.array([[o for o in m if o != k] + [k] * (width + 1 - len(m))
+                         for k, m in enumerate(members)]
+                        + [[0] * width] * (rows - len(members)), np.int32)
+    counts = np.array([len(m) - 1 for m in members] + [0] * (rows - len(members)), np.int32)
+    padding = ((0, rows - len(members)), (0, 0))
+    return Frames(jnp.asarray(np.pad(loc, padding)), jnp.asarray(np.pad(log_scale, padding)),
+                  jnp.asarray(partners), jnp.asarray(counts))
+
+
+def _power_of_two(n: int) -> int:
+    return 1 << max(n - 1, 0).bit_length()
+
+
+def flatten(weights_tilde: Weights) -> tuple[jax.Array, Callable[[jax.Array], Weights]]:
+    """``ω̃`` as one ``(n, D)`` array and the function that restores the pytree."""
+    names = sorted(weights_tilde)
+    shapes = [weights_tilde[name].shape for name in names]
+    sizes = [int(np.prod(shape[1:])) for shape in shapes]
+    flat = jnp.concatenate([weights_tilde[name].reshape(shape[0], -1)
+                            for name, shape in zip(names, shapes)], axis=1)
+
+    def restore(vector: jax.Array) -> Weights:
+        parts = jnp.split(vector, np.cumsum(sizes)[:-1], axis=1)
+        return {name: part.reshape(shape) for name, part, shape in zip(names, parts, shapes)}
+
+    return flat, restore
+
+
+def propose(key: jax.Array, weights_tilde: Weights, edge_weight: str,
+             prior_std: float) -> tuple[Weights, jax.Array]:
+    """One proposal of one kind for every draw, and the kind's index (a scalar)."""
+    k_move, k_entry, k_scale, k_noise = jax.random.split(key, 4)
+    flat, restore = flatten(weights_tilde)
+    n, size = flat.shape
+    move = jax.random.choice(k_move, len(MOVES), p=jnp.asarray(MOVE_PROBABILITIES))
+
+    def site(_):
+        entry = jax.random.randint(k_entry, (n,), 0, size)
+        scale = jnp.asarray(SITE_SCALES, flat.dtype)[
+            jax.random.randint(k_scale, (n,), 0, len(SITE_SCALES))]
+        step = prior_std * scale * jax.random.normal(k_noise, (n,), flat.dtype)
+        return restore(flat.at[jnp.arange(n), entry].add(step))
+
+    def joint(_):
+        scale = jnp.asarray(JOINT_SCALES, flat.dtype)[
+            jax.random.randint(k_scale, (n,), 0, len(JOINT_SCALES))] * prior_std / np.sqrt(size)
+        return restore(flat + scale[:, None] * jax.random.normal(k_noise, flat.shape, flat.dtype))
+
+    def reverse(_):
+        edges = weights_tilde[edge_weight]  # (n, p, p, ...)
+        p = edges.shape[1]
+        pair = jax.random.randint(k_entry, (n, 2), 0, p)
+        chosen = ((jnp.arange(p)[None, :, None] == pair[:, 0, None, None])
+                  & (jnp.arange(p)[None, None, :] == pair[:, 1, None, None]))
+        chosen = (chosen | jnp.swapaxes(chosen, 1, 2)).reshape(chosen.shape
+                                                                + (1,) * (edges.ndim - 3))
+        return {**weights_tilde,
+                edge_weight: jnp.where(chosen, jnp.swapaxes(edges, 1, 2), edges)}
+
+    return lax.switch(move, (site, joint, reverse), None), move
+
+
+def jump(key: jax.Array, weights_tilde: Weights, component: jax.Array,
+         frames: Frames) -> tuple[Weights, jax.Array, jax.Array]:
+    """Every draw's jump to another component of its group (module docstring): the moved
+    draws, their components ``(n,)`` and ``log |J|`` ``(n,)``. A draw alone in its group
+    stays where it is."""
+    flat, restore = flatten(weights_tilde)
+    count = frames.n_partners[component]
+    pick = jax.random.randint(key, component.shape, 0, jnp.maximum(count, 1))
+    other = jnp.where(count > 0, frames.partners[component, pick], component)
+    log_ratio = (frames.log_scale[other] - frames.log_scale[component]).astype(flat.dtype)
+    moved = frames.loc[other] + jnp.exp(log_ratio) * (flat - frames.loc[component])
+    moved = jnp.where((other != component)[:, None], moved.astype(flat.dtype), flat)
+    return restore(moved), other, jnp.sum(log_ratio, axis=1)
