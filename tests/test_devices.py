@@ -41,18 +41,27 @@ print(json.dumps({"devices": jax.local_device_count(),
 """
 
 
-def _run(devices: int) -> dict:
-    env = {**os.environ, "JAX_PLATFORMS": "cpu",
-           "XLA_FLAGS": f"--xla_force_host_platform_device_count={devices}"}
-    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True,
-                         text=True, timeout=240, check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+def _run(*device_counts: int) -> list[dict]:
+    """The script's output with each of ``device_counts`` forced CPU devices, the processes
+    run side by side (each is mostly one thread importing and compiling)."""
+    processes = [subprocess.Popen(
+        [sys.executable, "-c", SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env={**os.environ, "JAX_PLATFORMS": "cpu",
+                        "XLA_FLAGS": f"{os.environ.get('XLA_FLAGS', '')} "
+                                     f"--xla_force_host_platform_device_count={devices}"})
+        for devices in device_counts]
+    results = []
+    for process in processes:
+        out, err = process.communicate(timeout=240)
+        assert process.returncode == 0, err
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    return results
 
 
 def test_three_members_over_two_devices_fit_as_on_one():
     """Three members (padded to four) split over two devices: each keeps its own epochs and
     its objective agrees with the one-device fit within float rounding."""
-    one, two = _run(1), _run(2)
+    one, two = _run(1, 2)
     assert one["devices"] == 1 and two["devices"] == 2
     assert two["epochs"] == one["epochs"] and len(set(one["epochs"])) > 1
     for a, b in zip(one["objectives"], two["objectives"]):
