@@ -108,10 +108,13 @@ def test_every_fit_of_the_run_is_a_frame_grouped_by_its_rows_and_fixed_noise():
                   None)]
     posterior = Posterior([fits[1], fits[0]], np.array([0.6, 0.4]), np.array([1.0, 1.0]),
                           np.array([1, 0]), None, None, 0.0, {}, None)
-    frames = jump_frames(posterior, runs, np.ones(1), bagged=False, collapsed=True)
+    frames = jump_frames(posterior, runs, np.ones(1), bagged=False, collapsed=True,
+                         dtype=jnp.float32)
     np.testing.assert_allclose(np.asarray(frames.loc)[:4, 0], [2.0, 1.0, 3.0, 4.0])
+    assert frames.loc.dtype == frames.log_scale.dtype == jnp.float32
     assert np.asarray(frames.n_partners)[:4].tolist() == [3, 3, 3, 3]
-    bagged = jump_frames(posterior, runs, np.ones(1), bagged=True, collapsed=True)
+    bagged = jump_frames(posterior, runs, np.ones(1), bagged=True, collapsed=True,
+                         dtype=jnp.float32)
     partners = np.asarray(bagged.partners)
     assert set(partners[0, :np.asarray(bagged.n_partners)[0]]) == {3}  # chain 1: fits 2, 4
     assert set(partners[1, :np.asarray(bagged.n_partners)[1]]) == {2}  # chain 0: fits 1, 3
@@ -119,5 +122,7 @@ def test_every_fit_of_the_run_is_a_frame_grouped_by_its_rows_and_fixed_noise():
     alone = Posterior(noisy, np.array([0.5, 0.5]), np.ones(2), np.zeros(2, int), None, None,
                       0.0, {}, None)
     one_chain = [Chain([(1.0, FitResult(p, None, 0.0)) for p in noisy], None)]
-    assert jump_frames(alone, one_chain, np.ones(1), bagged=False, collapsed=False) is None
-    assert jump_frames(alone, one_chain, np.ones(1), bagged=False, collapsed=True) is not None
+    assert jump_frames(alone, one_chain, np.ones(1), bagged=False, collapsed=False,
+                       dtype=jnp.float32) is None
+    assert jump_frames(alone, one_chain, np.ones(1), bagged=False, collapsed=True,
+                       dtype=jnp.float32) is not None

@@ -52,31 +52,35 @@ def mixture_draws(posterior: Posterior, noise: np.ndarray, key,
 
 
 def jump_frames(posterior: Posterior, runs: list, noise: np.ndarray, bagged: bool,
-                collapsed: bool) -> refinement.Frames | None:
-    """Every fit of the run as ``refinement.Frames``: first the pooled components (so a
-    draw's component is its frame), then the chains' other fits, whatever their radius or
-    evidence: a frame is only a place to propose a jump to, and a draw keeps its own radius.
-    Jumps are allowed between frames fitted on the same rows (a bagged chain's resample)
-    with, unless refinement integrates the variances out (``collapsed``), the same fixed
-    noise variances. None when no two frames share both."""
+                collapsed: bool, dtype) -> refinement.Frames | None:
+    """Every fit of the run as ``refinement.Frames`` (in ``dtype``): first the pooled
+    components (so a draw's component is its frame), then the chains' other fits, whatever
+    their radius or evidence: a frame is only a place to propose a jump to, and a draw keeps
+    its own radius. Jumps are allowed between frames fitted on the same rows (a bagged chain's
+    resample) with, unless refinement integrates the variances out (``collapsed``), the same
+    fixed noise variances. None when no two frames share both."""
     names = sorted(posterior.components[0].q.loc)
 
     def flat(tree) -> np.ndarray:
         return np.concatenate([np.asarray(tree[name]).ravel() for name in names])
 
     frames = [(c, int(chain)) for c, chain in zip(posterior.components, posterior.chains)]
-    pooled = [flat(c.q.loc) for c, _ in frames]
+    loc = [flat(params.q.loc) for params, _ in frames]
+    pooled = len(loc)
     for chain, run in enumerate(runs):
         for _, fit in run.fits:
-            if not any(np.array_equal(flat(fit.params.q.loc), loc) for loc in pooled):
+            fitted = flat(fit.params.q.loc)
+            if not any(np.array_equal(fitted, other) for other in loc[:pooled]):
                 frames.append((fit.params, chain))
-    loc = np.stack([flat(params.q.loc) for params, _ in frames])
+                loc.append(fitted)
     log_scale = np.log(np.stack([flat(variational.stddev(params.q)) for params, _ in frames]))
     keys = [(chain if bagged else 0,
              () if collapsed else tuple(np.asarray(noise_variance_of(params, noise)).ravel()))
             for params, chain in frames]
     groups = np.array([keys.index(k) for k in keys])
-    return refinement.frames_of(loc.astype(np.float32), log_scale.astype(np.float32), groups)
+    built = refinement.frames_of(np.stack(loc), log_scale, groups)
+    return None if built is None else built._replace(
+        loc=built.loc.astype(dtype), log_scale=built.log_scale.astype(dtype))
 
 
 def finish(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: list,
@@ -125,12 +129,9 @@ def refine(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: list,
         data, resample = scored_data(the_plan, 0), None
     refiner = fitting.refiner(the_plan.config, spec.noise_model if spec.learns_noise else None)
     frames = jump_frames(posterior, runs, prepared.noise, the_plan.bagged,
-                         refiner.collapse is not None)
+                         refiner.collapse is not None, dtype)
     target = refinement.Target(data, jnp.asarray(lams, dtype), jnp.asarray(noise, dtype),
-                               float(training.prior_mean), spec.prior_std,
-                               resample, None if frames is None else jax.tree.map(
-                                   lambda a: a.astype(dtype) if a.dtype.kind == "f" else a,
-                                   frames))
+                               float(training.prior_mean), spec.prior_std, resample, frames)
 
     def on_block(done: int) -> None:
         progress.stage(f"refining {REFINED_DRAWS} draws: step {done}/{steps}",
