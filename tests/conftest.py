@@ -14,12 +14,19 @@
   fits; with a shared cache each program is compiled once per run. The folder is made by
   the first process (the one that starts the workers) and removed when it exits; a
   ``JAX_COMPILATION_CACHE_DIR`` of the caller's is used as it is and kept.
+* The suite's own fits refine by at most ``AUTO_REFINE_STEPS`` default steps: below p = 20
+  the default grows to ``MAX_AUTO_REFINE_STEPS`` (3000 at p ≤ 7), about a second more per
+  tiny fit on two cores, which the suite's many small fits cannot carry within its five
+  minutes; the tests of that rule ask for the library's cap (``library_refinement_cap``),
+  and the command-line tests that run in a subprocess get it as it is.
 """
 
 import atexit
 import os
 import shutil
 import tempfile
+
+import pytest
 
 FAST_COMPILE = ("--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true "
                 "--xla_cpu_use_fusion_emitters=false --xla_cpu_parallel_codegen_split_count=1")
@@ -54,3 +61,15 @@ if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
 # cache every program, however quick to compile: the tests' programs are all small
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def library_refinement_cap():
+    """The library's ``MAX_AUTO_REFINE_STEPS``, while the suite's fits use
+    ``AUTO_REFINE_STEPS`` as the cap (module docstring)."""
+    from prodag.config import spec
+
+    library = spec.MAX_AUTO_REFINE_STEPS
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(spec, "MAX_AUTO_REFINE_STEPS", spec.AUTO_REFINE_STEPS)
+        yield library

@@ -89,7 +89,7 @@ def test_the_command_line_and_the_api_give_the_same_posterior(fitted, tmp_path, 
     summary = json.loads((tmp_path / "cli" / "summary.json").read_text())
     assert summary["options"]["noise_variance"] == api.noise_variance
     # the default refinement, resolved for p: its steps and how it went
-    steps = spec.AUTO_REFINE_STEPS
+    steps = spec.resolved_refine_steps(api, api.n_features_in_)
     assert summary["options"]["refine_steps"] == api.spec_.refine_steps == steps
     assert summary["refinement"]["steps"] == steps and summary["refinement"]["chosen"] == "auto"
     assert summary["refinement"]["acceptance"] == api.diagnostics_["refinement"]["acceptance"]

@@ -263,24 +263,30 @@ def test_negative_refinement_steps_are_refused():
 
 
 @pytest.mark.parametrize("sem, p, options, steps", [
-    ("linear", 5, {}, 375), ("linear", 20, {}, 375), ("linear", 50, {}, 60),
+    ("linear", 3, {}, 3000), ("linear", 7, {}, 3000), ("linear", 8, {}, 2343),
+    ("linear", 11, {}, 1239), ("linear", 20, {}, 375), ("linear", 50, {}, 60),
     ("linear", 100, {}, 15), ("linear", 122, {}, 10), ("linear", 123, {}, 0),
     ("additive", 10, {}, 0), ("mlp", 10, {}, 0), ("linear", 10, {"sampler": "smc"}, 0),
     ("linear", 100, {"refine_steps": 700}, 700), ("linear", 5, {"refine_steps": 0}, 0)])
-def test_the_default_refinement_is_in_proportion_to_the_linear_fit(sem, p, options, steps):
+def test_the_default_refinement_is_in_proportion_to_the_linear_fit(sem, p, options, steps,
+                                                                   library_refinement_cap,
+                                                                   monkeypatch):
     from prodag.config.spec import resolved_refine_steps
 
+    monkeypatch.setattr(spec, "MAX_AUTO_REFINE_STEPS", library_refinement_cap)
     settings = ProDAG(sem=sem, training=TrainingOptions(**options))
     assert resolved_refine_steps(settings, p) == steps
 
 
-def test_a_default_fit_says_how_it_refined_and_keeps_that_through_a_round_trip(three_nodes,
-                                                                               tmp_path):
+def test_a_default_fit_says_how_it_refined_and_keeps_that_through_a_round_trip(
+        three_nodes, tmp_path, library_refinement_cap, monkeypatch):
+    """A three-node fit refines by the library's default steps (3000) and says so."""
+    monkeypatch.setattr(spec, "MAX_AUTO_REFINE_STEPS", library_refinement_cap)
     X, _ = three_nodes
     est = ProDAG(lam=1.0, noise_variance=1.0, seed=0, progress=False, n_chains=1,
                  max_epochs=20, n_samples=20, training=TrainingOptions(n_restarts=1)).fit(X)
     report = est.diagnostics_["refinement"]
-    steps = spec.AUTO_REFINE_STEPS
+    steps = 3000
     assert est.spec_.refine_steps == report["steps"] == steps and report["chosen"] == "auto"
     assert report["draws"] == len(est.refined_.lams) == 1000
     assert report["seconds_per_step"] == pytest.approx(report["seconds"] / steps, abs=1e-4)

@@ -107,6 +107,10 @@ replacing moves within a mode cost accuracy on the exact-posterior benchmark
 AUTO_REFINE_P = 20
 MIN_AUTO_REFINE_STEPS = 10
 """Fewer default steps than these are not run (p > 122)."""
+MAX_AUTO_REFINE_STEPS = 3000
+"""The most steps a default linear fit refines by (p ≤ 7): below ``AUTO_REFINE_P`` the steps
+grow as a step's arithmetic shrinks, and on the exact-posterior benchmark (p = 4 and 5) these
+brought the draws within 0.01-0.03 of it where 375 left 0.024-0.084 (docs/findings.md)."""
 
 
 AUTO_SAMPLES = 50
@@ -157,15 +161,16 @@ def resolved_restarts(settings, p: int) -> int:
 
 def resolved_refine_steps(settings, p: int) -> int:
     """``training.refine_steps`` with ``None`` resolved for ``p`` variables: for the linear
-    SEM's mixture, ``AUTO_REFINE_STEPS`` up to ``AUTO_REFINE_P`` variables and
-    ``AUTO_REFINE_STEPS · (AUTO_REFINE_P / p)²`` beyond, 0 once under
-    ``MIN_AUTO_REFINE_STEPS``; 0 for the other SEMs and for ``sampler="smc"``."""
+    SEM's mixture, ``AUTO_REFINE_STEPS · (AUTO_REFINE_P / p)²`` (a step's arithmetic, about
+    ``draws · p²``, in proportion to the p = 20 default's), at most ``MAX_AUTO_REFINE_STEPS``
+    and 0 once under ``MIN_AUTO_REFINE_STEPS``; 0 for the other SEMs and for
+    ``sampler="smc"``."""
     training = parameters.training_options(settings)
     if training.refine_steps is not None:
         return int(training.refine_steps)
     if settings.sem != "linear" or training.sampler != "mixture":
         return 0
-    steps = int(AUTO_REFINE_STEPS * min(1.0, (AUTO_REFINE_P / p) ** 2))
+    steps = min(MAX_AUTO_REFINE_STEPS, int(AUTO_REFINE_STEPS * (AUTO_REFINE_P / p) ** 2))
     return steps if steps >= MIN_AUTO_REFINE_STEPS else 0
 
 
