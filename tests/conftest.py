@@ -14,6 +14,10 @@
   fits; with a shared cache each program is compiled once per run. The folder is made by
   the first process (the one that starts the workers) and removed when it exits; a
   ``JAX_COMPILATION_CACHE_DIR`` of the caller's is used as it is and kept.
+* The refinement's step loop compiles with the same fast flags as the rest: the library asks
+  for XLA's full optimisation there (``refinement.FULLY_OPTIMISED``), which pays for itself
+  over hundreds of steps of a thousand draws but not in the suite's tiny fits (at p = 3, 7 s
+  to compile a default fit's refinement against 2 s with the fast flags).
 * The suite's own fits refine by at most ``AUTO_REFINE_STEPS`` default steps: below p = 20
   the default grows to ``MAX_AUTO_REFINE_STEPS`` (3000 at p ≤ 7), about a second more per
   tiny fit on two cores, which the suite's many small fits cannot carry within its five
@@ -66,10 +70,14 @@ os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 @pytest.fixture(scope="session", autouse=True)
 def library_refinement_cap():
     """The library's ``MAX_AUTO_REFINE_STEPS``, while the suite's fits use
-    ``AUTO_REFINE_STEPS`` as the cap (module docstring)."""
+    ``AUTO_REFINE_STEPS`` as the cap and, on the CPU, the fast compile flags for the
+    refinement too (module docstring)."""
     from prodag.config import spec
+    from prodag.inference import refinement
 
     library = spec.MAX_AUTO_REFINE_STEPS
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(spec, "MAX_AUTO_REFINE_STEPS", spec.AUTO_REFINE_STEPS)
+        if _runs_on_cpu():
+            patch.setattr(refinement, "FULLY_OPTIMISED", {})
         yield library
