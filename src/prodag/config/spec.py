@@ -99,7 +99,7 @@ def with_knowledge(spec: FitSpec, knowledge: Knowledge | None) -> FitSpec:
 LINEAR_LR = 0.03
 PAPER_LR = 0.1
 AUTO_REFINE_STEPS = 375
-"""Refinement steps of a default linear fit up to ``AUTO_REFINE_P`` variables: the 300 moves
+"""Refinement steps of a default linear fit at ``AUTO_REFINE_P`` variables: the 300 moves
 within a mode chosen by the stability benchmark and the time of a fit at p = 20, and a fifth
 of the steps more for the jumps between fits (``refinement.JUMP_PROBABILITY``), which
 replacing moves within a mode cost accuracy on the exact-posterior benchmark
