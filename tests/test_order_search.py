@@ -161,3 +161,25 @@ def test_beyond_the_searched_size_best_order_returns_its_first_order(monkeypatch
     monkeypatch.setattr(order_search, "SEARCHED_UP_TO", 4)
     np.testing.assert_array_equal(order_search.best_order(X, np.ones(5)),
                                   order_search.top_down_order(covariance, np.ones(5)))
+
+
+def test_on_standardised_data_the_top_down_order_does_not_follow_rounding():
+    """Standardised, every variance is 1: the first place is a tie that rounding (here of
+    each column's own change of units) must not decide. The most explained variable
+    (largest R² on the others) takes it, whatever the units and the columns' order."""
+    from prodag.inference.order_search import top_down_order
+
+    X = simulate.dataset(p=6, s=8, n=200, seed=2).X
+    units = np.array([1e-3, 1.0, 7.0, 1e3, 0.02, 50.0])
+    orders = []
+    for data in (X, X * units + 5.0):
+        Z = (data - data.mean(axis=0)) / data.std(axis=0)
+        for columns in (np.arange(6), np.arange(6)[::-1]):
+            order = top_down_order(np.cov(Z[:, columns].T), np.ones(6))
+            orders.append(columns[order])  # back to the original columns
+    for order in orders[1:]:
+        np.testing.assert_array_equal(order, orders[0])
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    r_squared = [1 - np.var(Z[:, k] - Z[:, [j for j in range(6) if j != k]] @ np.linalg.lstsq(
+        Z[:, [j for j in range(6) if j != k]], Z[:, k], rcond=None)[0]) for k in range(6)]
+    assert orders[0][0] == int(np.argmax(r_squared))

@@ -69,9 +69,12 @@ def top_down(covariance: np.ndarray, noise_variance: np.ndarray) -> tuple[np.nda
     remaining = np.ones(len(residual), dtype=bool)
     placed, left = [], []
     scale = max(float(np.max(np.abs(np.diag(residual)))), np.finfo(float).tiny)
+    explained = _explained(residual)
     for _ in range(len(residual)):
         scores = np.where(remaining, np.diag(residual) / noise, np.inf)
-        node = int(np.argmin(scores))
+        best = float(np.min(scores))
+        tied = np.flatnonzero(scores <= best + _TIE * abs(best))
+        node = int(tied[np.argmax(explained[tied])])
         placed.append(node)
         remaining[node] = False
         pivot = residual[node, node]
@@ -80,6 +83,17 @@ def top_down(covariance: np.ndarray, noise_variance: np.ndarray) -> tuple[np.nda
             column = residual[:, node].copy()
             residual -= np.outer(column, column) / pivot
     return np.array(placed, dtype=np.int64), np.array(left)
+
+
+def _explained(covariance: np.ndarray) -> np.ndarray:
+    """``(p,)``: each variable's ``1 / (1 − R²)`` on all the others (the diagonal of the
+    inverse correlation matrix; unchanged by the columns' units), which breaks ties of the
+    top-down rule: on standardised data every variance is 1 and rounding, e.g. of a change
+    of units, would pick the first variable; the most explained one is picked instead. The
+    most and the least explained tied on simulated standardised data; on the diabetes table
+    the most explained kept two seeds within 0.15, the least 0.86 apart (docs/findings.md)."""
+    spread = np.sqrt(np.maximum(np.diag(covariance), np.finfo(float).tiny))
+    return np.diag(np.linalg.pinv(covariance / np.outer(spread, spread)))
 
 
 def conditional_variance(covariance: np.ndarray, k: int, given: list[int]) -> float:
