@@ -19,7 +19,7 @@
   over hundreds of steps of a thousand draws but not in the suite's tiny fits (at p = 3, 7 s
   to compile a default fit's refinement against 2 s with the fast flags).
 * The suite's own fits refine by at most ``AUTO_REFINE_STEPS`` default steps: below p = 20
-  the default grows to ``MAX_AUTO_REFINE_STEPS`` (3000 at p ≤ 7), about a second more per
+  the default grows to ``MAX_AUTO_REFINE_STEPS`` (6000 at p ≤ 5), about two seconds more per
   tiny fit on two cores, which the suite's many small fits cannot carry within its five
   minutes; the tests of that rule ask for the library's cap (``library_refinement_cap``),
   and the command-line tests that run in a subprocess get it as it is.

@@ -263,7 +263,8 @@ def test_negative_refinement_steps_are_refused():
 
 
 @pytest.mark.parametrize("sem, p, options, steps", [
-    ("linear", 3, {}, 3000), ("linear", 7, {}, 3000), ("linear", 8, {}, 2343),
+    ("linear", 3, {}, 6000), ("linear", 5, {}, 6000), ("linear", 7, {}, 3061),
+    ("linear", 8, {}, 2343),
     ("linear", 11, {}, 1239), ("linear", 20, {}, 375), ("linear", 50, {}, 60),
     ("linear", 100, {}, 15), ("linear", 122, {}, 10), ("linear", 123, {}, 0),
     ("additive", 10, {}, 0), ("mlp", 10, {}, 0), ("linear", 10, {"sampler": "smc"}, 0),
@@ -280,13 +281,13 @@ def test_the_default_refinement_is_in_proportion_to_the_linear_fit(sem, p, optio
 
 def test_a_default_fit_says_how_it_refined_and_keeps_that_through_a_round_trip(
         three_nodes, tmp_path, library_refinement_cap, monkeypatch):
-    """A three-node fit refines by the library's default steps (3000) and says so."""
+    """A three-node fit refines by the library's default steps (6000) and says so."""
     monkeypatch.setattr(spec, "MAX_AUTO_REFINE_STEPS", library_refinement_cap)
     X, _ = three_nodes
     est = ProDAG(lam=1.0, noise_variance=1.0, seed=0, progress=False, n_chains=1,
                  max_epochs=20, n_samples=20, training=TrainingOptions(n_restarts=1)).fit(X)
     report = est.diagnostics_["refinement"]
-    steps = 3000
+    steps = 6000
     assert est.spec_.refine_steps == report["steps"] == steps and report["chosen"] == "auto"
     assert report["draws"] == len(est.refined_.lams) == 1000
     assert report["seconds_per_step"] == pytest.approx(report["seconds"] / steps, abs=1e-4)

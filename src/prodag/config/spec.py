@@ -107,10 +107,10 @@ replacing moves within a mode cost accuracy on the exact-posterior benchmark
 AUTO_REFINE_P = 20
 MIN_AUTO_REFINE_STEPS = 10
 """Fewer default steps than these are not run (p > 122)."""
-MAX_AUTO_REFINE_STEPS = 3000
-"""The most steps a default linear fit refines by (p ≤ 7): below ``AUTO_REFINE_P`` the steps
-grow as a step's arithmetic shrinks, and on the exact-posterior benchmark (p = 4 and 5) these
-brought the draws within 0.01-0.03 of it where 375 left 0.024-0.084 (docs/findings.md)."""
+MAX_AUTO_REFINE_STEPS = 6000
+"""The most steps a default linear fit refines by (p ≤ 5): below ``AUTO_REFINE_P`` the steps
+grow as a step's arithmetic shrinks; on the exact-posterior benchmark at p = 5 with a variance
+per variable 375 steps left 0.084, 3000 0.034 and 6000 0.026 (docs/findings.md)."""
 
 
 AUTO_SAMPLES = 50
