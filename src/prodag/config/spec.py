@@ -109,8 +109,8 @@ MIN_AUTO_REFINE_STEPS = 10
 """Fewer default steps than these are not run (p > 122)."""
 MAX_AUTO_REFINE_STEPS = 6000
 """The most steps a default linear fit refines by (p ≤ 5): below ``AUTO_REFINE_P`` the steps
-grow as a step's arithmetic shrinks; on the exact-posterior benchmark at p = 5 with a variance
-per variable 375 steps left 0.084, 3000 0.034 and 6000 0.026 (docs/findings.md)."""
+grow as a step's arithmetic shrinks, up to what the exact-posterior benchmark asked for with a
+variance per variable (docs/findings.md, fifteenth session)."""
 
 
 AUTO_SAMPLES = 50

@@ -69,12 +69,14 @@ def top_down(covariance: np.ndarray, noise_variance: np.ndarray) -> tuple[np.nda
     remaining = np.ones(len(residual), dtype=bool)
     placed, left = [], []
     scale = max(float(np.max(np.abs(np.diag(residual)))), np.finfo(float).tiny)
-    explained = _explained(residual)
+    explained = None  # of the covariance, computed at the first tie
     for _ in range(len(residual)):
         scores = np.where(remaining, np.diag(residual) / noise, np.inf)
         best = float(np.min(scores))
         tied = np.flatnonzero(scores <= best + _TIE * abs(best))
-        node = int(tied[np.argmax(explained[tied])])
+        if len(tied) > 1 and explained is None:
+            explained = _explained(np.asarray(covariance, dtype=float))
+        node = int(tied[0] if len(tied) == 1 else tied[np.argmax(explained[tied])])
         placed.append(node)
         remaining[node] = False
         pivot = residual[node, node]
@@ -89,9 +91,8 @@ def _explained(covariance: np.ndarray) -> np.ndarray:
     """``(p,)``: each variable's ``1 / (1 − R²)`` on all the others (the diagonal of the
     inverse correlation matrix; unchanged by the columns' units), which breaks ties of the
     top-down rule: on standardised data every variance is 1 and rounding, e.g. of a change
-    of units, would pick the first variable; the most explained one is picked instead. The
-    most and the least explained tied on simulated standardised data; on the diabetes table
-    the most explained kept two seeds within 0.15, the least 0.86 apart (docs/findings.md)."""
+    of units, would pick the first variable; the most explained one is picked instead, as
+    the real-table benchmark chose (docs/findings.md, fifteenth session)."""
     spread = np.sqrt(np.maximum(np.diag(covariance), np.finfo(float).tiny))
     return np.diag(np.linalg.pinv(covariance / np.outer(spread, spread)))
 
