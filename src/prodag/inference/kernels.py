@@ -188,14 +188,21 @@ def run_epochs(loss, optimizer: optax.GradientTransformation, options: Optimiser
                           body, state)
 
 
-def negative_elbos(loss, member_batch: int, params: Params, keys: jax.Array, members: Members,
-                   data: Any) -> jax.Array:
-    """``(M, B)``: every member's objective at each of its ``B`` batch keys ``keys (M, B, 2)``
-    (batches one after another, ``lax.map``: a smaller program than a vmap over them)."""
+def score_keys(key: jax.Array, chunk: jax.Array, n_batches: int) -> jax.Array:
+    """``(n_batches, 2)``: the keys of chunk ``chunk`` of a score's batches drawn from ``key``."""
+    return jax.random.split(jax.random.fold_in(key, chunk), n_batches)
 
-    def one(params, member_keys, lam, noise, index, n_rows):
+
+def negative_elbos(loss, member_batch: int, n_batches: int, params: Params, keys: jax.Array,
+                   chunk: jax.Array, members: Members, data: Any) -> jax.Array:
+    """``(M, B)``: every member's objective at each of the ``B = n_batches`` keys of chunk
+    ``chunk`` of its key ``keys (M, 2)`` (``score_keys``; batches one after another,
+    ``lax.map``: a smaller program than a vmap over them)."""
+
+    def one(params, key, lam, noise, index, n_rows):
         own = member_data(data, index)
-        return lax.map(lambda key: loss(params, key, own, n_rows, lam, noise), member_keys)
+        return lax.map(lambda key: loss(params, key, own, n_rows, lam, noise),
+                       score_keys(key, chunk, n_batches))
 
     args = (params, keys, members.lam, members.noise_variance, members.data_index,
             members.n_rows)
@@ -217,6 +224,18 @@ def pad_members(tree: Any, padding: int) -> Any:
     member appended."""
     return jax.tree.map(lambda x: jnp.concatenate([x, jnp.repeat(x[-1:], padding, axis=0)]),
                         tree)
+
+
+def shapes_of(*trees) -> tuple:
+    """What fixes a compiled program for ``trees`` in one engine: their structure, shapes and
+    dtypes (an engine's members are laid out over the devices always or never)."""
+    leaves, structure = jax.tree.flatten(trees)
+    return structure, tuple((x.shape, x.dtype) for x in leaves)
+
+
+def with_members(trees: Any, size: int) -> Any:
+    """``trees`` (leaves with a leading member axis) as shape stand-ins with ``size`` members."""
+    return jax.tree.map(lambda x: jax.ShapeDtypeStruct((size,) + x.shape[1:], x.dtype), trees)
 
 
 def stack(trees: list) -> Any:
