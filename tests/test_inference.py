@@ -7,8 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from prodag.inference import (SCORE_CHUNK, OptimiserOptions, Params, VariationalInference,
-                              score_keys)
+from prodag.inference import OptimiserOptions, Params, VariationalInference
 from prodag.models import variational
 from prodag.models import LinearSEM
 from prodag.projection import project
@@ -88,8 +87,7 @@ def test_fit_improves_the_objective_and_is_deterministic(engine, data):
 @pytest.mark.parametrize("n_batches", [3, 10, 23])
 def test_the_score_is_the_mean_objective_of_its_batches_in_any_number(engine, data, n_batches):
     """``negative_elbo`` runs its batches in chunks of ``SCORE_CHUNK``: any number of batches
-    gives the mean of the objective at each batch's key (chunk ``c``'s keys are
-    ``score_keys(key, c, SCORE_CHUNK)``)."""
+    gives the mean of the objective at each batch's key."""
     _, prepared = data
     noise = np.ones(3, np.float32)
     params = engine.init_params(3, noise)
@@ -97,8 +95,7 @@ def test_the_score_is_the_mean_objective_of_its_batches_in_any_number(engine, da
     score = engine.negative_elbo(params, key, prepared, 60, 2.0, noise, n_batches)
     each = [float(engine.objective(params, k, prepared, jnp.float32(60), jnp.float32(2.0),
                                    jnp.asarray(noise)))
-            for k in np.concatenate([score_keys(key, chunk, SCORE_CHUNK)
-                                     for chunk in range(-(-n_batches // SCORE_CHUNK))])[:n_batches]]
+            for k in jax.random.split(key, n_batches)]
     assert score == pytest.approx(np.mean(each), rel=1e-5)
 
 

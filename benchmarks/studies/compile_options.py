@@ -71,10 +71,10 @@ def programs(case: str, compiler_options: dict):
     compiler_options = compiler_options or None
     loop = jax.jit(functools.partial(run_epochs, engine.loss, engine.optimizer, options),
                    compiler_options=compiler_options)
-    scores = jax.jit(functools.partial(negative_elbos, engine.loss, 0, 10),
+    scores = jax.jit(functools.partial(negative_elbos, engine.loss, 0),
                      compiler_options=compiler_options)
-    return loop, (state, members, data), scores, (state.params, keys, jnp.asarray(0), members,
-                                                  data)
+    score_keys = jax.vmap(lambda key: jax.random.split(key, 10))(keys)
+    return loop, (state, members, data), scores, (state.params, score_keys, members, data)
 
 
 def measure(case: str, variant: str, epochs: int) -> dict:

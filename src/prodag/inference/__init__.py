@@ -18,7 +18,7 @@ _ENGINE = ("SCORE_CHUNK", "SECONDS_PER_CALL", "FitResult", "Screen", "Variationa
            "epochs_per_call", "member_layout")
 _KERNELS = ("FitState", "Members", "OptimiserOptions", "Params", "compacted_size", "elbo_loss",
             "epoch", "init_state", "member_data", "negative_elbos", "noise_variance_of",
-            "over_members", "pad_members", "run_epochs", "running", "score_keys", "stack")
+            "over_members", "pad_members", "run_epochs", "running", "score_key_chunks", "stack")
 _LAZY_ATTRIBUTES = {**dict.fromkeys(_ENGINE, "prodag.inference.engine"),
                     **dict.fromkeys(_KERNELS, "prodag.inference.kernels")}
 

@@ -33,7 +33,7 @@ from prodag.models import variational
 from prodag.inference.kernels import (Members, OptimiserOptions, Params, compacted_size,
                                       elbo_loss, init_state, negative_elbos,
                                       noise_variance_of, pad_members, run_epochs, running,
-                                      shapes_of, stack, with_members)
+                                      score_key_chunks, shapes_of, stack, with_members)
 from prodag.models.base import StructuralEquationModel
 from prodag.progress import Progress
 from prodag.projection import Projector
@@ -110,7 +110,8 @@ class VariationalInference:
         self.compile_seconds = 0.0
         """Seconds the last compilation of the training loop took (the module docstring)."""
         self._scores = exact_jit(functools.partial(negative_elbos, self.loss,
-                                                   options.member_batch, SCORE_CHUNK))
+                                                   options.member_batch))
+        self._score_keys = exact_jit(score_key_chunks, static_argnums=(1, 2))
         self._expected_log_likelihood = exact_jit(self._expected_log_likelihood_impl)
 
     # ---- parameters and objective -------------------------------------------------------
@@ -157,9 +158,9 @@ class VariationalInference:
         of ``n_samples`` draws from its key ``keys (M, 2)``: low-noise scores for comparing
         fits on the same data. The same key gives common random numbers across members.
 
-        The batches run ``SCORE_CHUNK`` at a time, chunk ``c`` with the keys
-        ``kernels.score_keys(key, c, SCORE_CHUNK)`` (the last chunk's surplus values are
-        dropped), so every ``n_batches`` shares one program, which derives its keys itself; the
+        The batches run ``SCORE_CHUNK`` at a time (the last chunk padded with copies of the
+        first key, whose values are dropped; ``score_key_chunks``, compiled), so every
+        ``n_batches`` shares one program; the
         members are padded to a multiple of ``SCORE_MEMBERS`` with copies of the last (dropped
         too), so the varying number of a fit's components recompiles rarely."""
         padding = (-len(params)) % SCORE_MEMBERS
@@ -177,8 +178,8 @@ class VariationalInference:
     def _member_scores(self, params, keys, members, data, n_batches) -> np.ndarray:
         stacked = stack(params)
         values = np.concatenate(
-            [np.asarray(self._scores(stacked, keys, jnp.asarray(chunk), members, data))
-             for chunk in range(-(-n_batches // SCORE_CHUNK))], axis=1)
+            [np.asarray(self._scores(stacked, chunk, members, data))
+             for chunk in self._score_keys(keys, n_batches, SCORE_CHUNK)], axis=1)
         return values[:, :n_batches].mean(axis=1)
 
     def negative_elbo(self, params: Params, key: jax.Array, data: Any, n_rows: int, lam: float,

@@ -188,21 +188,23 @@ def run_epochs(loss, optimizer: optax.GradientTransformation, options: Optimiser
                           body, state)
 
 
-def score_keys(key: jax.Array, chunk: jax.Array, n_batches: int) -> jax.Array:
-    """``(n_batches, 2)``: the keys of chunk ``chunk`` of a score's batches drawn from ``key``."""
-    return jax.random.split(jax.random.fold_in(key, chunk), n_batches)
+def score_key_chunks(keys: jax.Array, n_batches: int, chunk: int) -> tuple:
+    """The batch keys of a score in chunks of ``chunk``, each ``(M, chunk, 2)``: member ``m``'s
+    ``split(keys[m], n_batches)``, padded with copies of its first to a multiple of ``chunk``."""
+    batch = jax.vmap(lambda key: jax.random.split(key, n_batches))(keys)
+    padded = jnp.concatenate([batch, jnp.repeat(batch[:, :1], (-n_batches) % chunk, axis=1)],
+                             axis=1)
+    return tuple(jnp.split(padded, padded.shape[1] // chunk, axis=1))
 
 
-def negative_elbos(loss, member_batch: int, n_batches: int, params: Params, keys: jax.Array,
-                   chunk: jax.Array, members: Members, data: Any) -> jax.Array:
-    """``(M, B)``: every member's objective at each of the ``B = n_batches`` keys of chunk
-    ``chunk`` of its key ``keys (M, 2)`` (``score_keys``; batches one after another,
-    ``lax.map``: a smaller program than a vmap over them)."""
+def negative_elbos(loss, member_batch: int, params: Params, keys: jax.Array, members: Members,
+                   data: Any) -> jax.Array:
+    """``(M, B)``: every member's objective at each of its ``B`` batch keys ``keys (M, B, 2)``
+    (batches one after another, ``lax.map``: a smaller program than a vmap over them)."""
 
-    def one(params, key, lam, noise, index, n_rows):
+    def one(params, member_keys, lam, noise, index, n_rows):
         own = member_data(data, index)
-        return lax.map(lambda key: loss(params, key, own, n_rows, lam, noise),
-                       score_keys(key, chunk, n_batches))
+        return lax.map(lambda key: loss(params, key, own, n_rows, lam, noise), member_keys)
 
     args = (params, keys, members.lam, members.noise_variance, members.data_index,
             members.n_rows)
