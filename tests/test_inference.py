@@ -229,74 +229,30 @@ def test_members_stop_on_their_own_and_each_result_is_its_own(data):
     assert abs(alone.objective - results[1].objective) < 0.05 * abs(alone.objective)
 
 
-def priced_compiles(engine, monkeypatch, price: float) -> list:
-    """Makes every compilation of ``engine``'s training loop count as ``price`` seconds;
-    returns the list that gains the batch size of every run of the loop."""
-    sizes, loop = [], engine._loop
-
-    def priced_loop(state, batch, data):
-        compiled = loop(state, batch, data)
-        engine.compile_seconds = price
-        sizes.append(len(state.epoch))
-        return compiled
-
-    monkeypatch.setattr(engine, "_loop", priced_loop)
-    return sizes
-
-
-def five_members(engine, data):
-    """``fit_members`` of five members at different radii on ``data``'s rows."""
-    _, prepared = data
-    noise = np.ones(3, np.float32)
-    start = engine.init_params(3, noise)
-    members = engine.members([np.inf, 3.0, 1.0, 0.5, 0.2], noise, [0] * 5, [60] * 5,
-                             jnp.float32)
-    return engine.fit_members([start] * 5, jax.random.split(jax.random.PRNGKey(1), 5),
-                              members, jax.tree.map(lambda x: x[None], prepared))
-
-
-def small_engine(member_batch: int = 0) -> VariationalInference:
-    return VariationalInference(
-        LinearSEM(), EXACT, OptimiserOptions(n_samples=8, max_epochs=40, patience=2,
-                                             steps_per_epoch=3, epochs_per_call=1,
-                                             member_batch=member_batch))
-
-
-@pytest.mark.parametrize("compile_price, moves", [(0.0, True), (1e9, False)])
-def test_stopped_members_leave_the_batch_when_it_pays_and_each_fit_stays_its_own(
-        data, monkeypatch, compile_price, moves):
+def test_stopped_members_leave_the_batch_and_each_fit_stays_its_own(data):
     """Five members at different radii stop at different epochs; run all at once (vmap), the
-    batch moves to a smaller size (``compacted_size``) once the seconds spent on stopped
-    members reach the price of compiling that size: with compiling free, at every chance;
-    with compiling dear, never. Either way each member's epochs and score agree with the
-    same members run one at a time."""
+    batch shrinks as they stop (``compacted_size``), and each member's epochs and score
+    agree with the same members run one at a time."""
     from prodag.inference import compacted_size
 
     assert [compacted_size(k, 8) for k in (1, 2, 3, 4, 5, 8)] == [1, 2, 4, 4, 8, 8]
-    engine = small_engine()
-    seen = priced_compiles(engine, monkeypatch, compile_price)
-    together, alone = five_members(engine, data), five_members(small_engine(1), data)
-    assert seen[0] == 5 and all(size in (1, 2, 4) for size in seen if size != 5)
-    assert (set(seen) != {5}) == moves
+    _, prepared = data
+    noise = np.ones(3, np.float32)
+    results = []
+    for member_batch in (0, 1):
+        engine = VariationalInference(
+            LinearSEM(), EXACT, OptimiserOptions(n_samples=8, max_epochs=40, patience=2,
+                                                 steps_per_epoch=3, member_batch=member_batch))
+        start = engine.init_params(3, noise)
+        lams = [np.inf, 3.0, 1.0, 0.5, 0.2]
+        members = engine.members(lams, noise, [0] * 5, [60] * 5, jnp.float32)
+        results.append(engine.fit_members([start] * 5, jax.random.split(jax.random.PRNGKey(1), 5),
+                                          members, jax.tree.map(lambda x: x[None], prepared)))
+    together, alone = results
     assert len({len(fit.history) for fit in together}) > 1  # they stop at different epochs
     assert [len(fit.history) for fit in together] == [len(fit.history) for fit in alone]
     for a, b in zip(together, alone):
         assert abs(a.objective - b.objective) <= 1e-4 * abs(b.objective)
-
-
-def test_a_batch_moves_at_once_to_a_size_already_compiled(data, monkeypatch):
-    """Once a batch has moved through smaller sizes (compiling free), a second batch of the
-    same shapes moves through them again however dear compiling has become: they are
-    compiled, and nothing new is."""
-    engine = small_engine()
-    first_sizes = priced_compiles(engine, monkeypatch, 0.0)
-    first = five_members(engine, data)
-    compiled = set(engine._loops)
-    second_sizes = priced_compiles(engine, monkeypatch, 1e9)
-    second = five_members(engine, data)
-    assert len(set(first_sizes)) > 1 and set(second_sizes) == set(first_sizes)
-    assert set(engine._loops) == compiled
-    assert [fit.objective for fit in first] == [fit.objective for fit in second]
 
 
 

@@ -32,9 +32,7 @@ def exact_jit(function, compiler_options: dict | None = None, **options):
     """``jax.jit(function, **options)`` with ``program_options(compiler_options)``, traced with
     full float32 matrix products. An accelerator's default precision (TF32 on recent NVIDIA
     GPUs) rounds the products' inputs to 10 bits of mantissa: enough to move a likelihood
-    built from Gram matrices and with it the fit; on a CPU the products are exact either way.
-    The result's ``lower(*args)`` lowers it for those arguments under the same precision
-    (``.compile()`` then compiles it ahead of time)."""
+    built from Gram matrices and with it the fit; on a CPU the products are exact either way."""
     import functools
 
     import jax
@@ -46,10 +44,5 @@ def exact_jit(function, compiler_options: dict | None = None, **options):
         with jax.default_matmul_precision("highest"):
             return compiled(*args, **kwargs)
 
-    def lower(*args, **kwargs):
-        with jax.default_matmul_precision("highest"):
-            return compiled.lower(*args, **kwargs)
-
-    run.lower = lower
     return run
 

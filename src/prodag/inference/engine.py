@@ -10,12 +10,6 @@ progress bar (``prodag.progress.Progress``): the first run is one epoch; after t
 is sized from the last one's seconds per epoch to take about ``SECONDS_PER_CALL``, at most
 ``epochs_per_call`` epochs. The epoch limit is an argument of the compiled loop, so the sizes
 change nothing but when the host looks.
-
-A smaller batch is a new program to compile (seconds on a CPU), so the batch moves to a size
-not yet compiled only once the seconds spent on its stopped members since the last move
-reach what the last compilation took (rent until renting has cost the price of buying);
-sizes already compiled are moved to at once. A member's numbers do not depend on the batch it
-runs in, so neither do the results.
 """
 
 from __future__ import annotations
@@ -33,7 +27,7 @@ from prodag.models import variational
 from prodag.inference.kernels import (Members, OptimiserOptions, Params, compacted_size,
                                       elbo_loss, init_state, negative_elbos,
                                       noise_variance_of, pad_members, run_epochs, running,
-                                      score_key_chunks, shapes_of, stack, with_members)
+                                      score_key_chunks, stack)
 from prodag.models.base import StructuralEquationModel
 from prodag.progress import Progress
 from prodag.projection import Projector
@@ -106,9 +100,6 @@ class VariationalInference:
         self._init = exact_jit(functools.partial(init_state, self.optimizer),
                                static_argnums=(2,))
         self._run = exact_jit(functools.partial(run_epochs, self.loss, self.optimizer, options))
-        self._loops: dict[tuple, Any] = {}
-        self.compile_seconds = 0.0
-        """Seconds the last compilation of the training loop took (the module docstring)."""
         self._scores = exact_jit(functools.partial(negative_elbos, self.loss,
                                                    options.member_batch))
         self._score_keys = exact_jit(score_key_chunks, static_argnums=(1, 2))
@@ -236,14 +227,13 @@ class VariationalInference:
             screen, group_best = screen._replace(groups=groups), np.full(groups.max() + 1,
                                                                          np.inf)
         finished: dict[int, tuple] = {}
-        epoch, chunk, idle = 0, 1, 0.0
+        epoch, chunk = 0, 1
         while True:
             limit = min(epoch + chunk, opts.max_epochs)
             if screen is not None and epoch < screen.after:  # the first screening on time
                 limit = min(limit, screen.after)
-            loop = self._loop(state, batch, data)
             began = time.perf_counter()
-            state = loop(state, batch, data, jnp.asarray(limit))
+            state = self._run(state, batch, data, jnp.asarray(limit))
             still = np.asarray(running(state, opts.patience, jnp.asarray(opts.max_epochs)))
             epochs = np.asarray(state.epoch)
             if screen is not None and epochs.max() >= screen.after:
@@ -252,9 +242,8 @@ class VariationalInference:
                     state = state._replace(wait=jnp.where(jnp.asarray(trailing),
                                                           opts.patience, state.wait))
                     still = still & ~trailing
-            seconds = time.perf_counter() - began
-            chunk = epochs_per_call(seconds, int(epochs.max()) - epoch, opts.epochs_per_call)
-            idle += seconds * (1 - still.sum() / len(rows))
+            chunk = epochs_per_call(time.perf_counter() - began, int(epochs.max()) - epoch,
+                                    opts.epochs_per_call)
             epoch = int(epochs.max())
             newly = [r for r in np.flatnonzero(~still) if rows[r] not in finished]
             if newly:  # a stopped member's state is final: kept on the host (sliced there,
@@ -270,36 +259,20 @@ class VariationalInference:
             if not still.any():
                 break
             size = compacted_size(int(still.sum()), len(rows))
-            if (self.options.member_batch != 1 and not sharded and size < len(rows)
-                    and (idle >= self.compile_seconds
-                         or self._compiled(*with_members((state, batch), size), data))):
+            if self.options.member_batch != 1 and not sharded and size < len(rows):
                 # the running members (and stopped ones up to a power of two) move to a
                 # smaller batch: stopped members cost nothing more; the sizes recur, so
                 # their compilations are reused
                 keep = np.concatenate([np.flatnonzero(still),
                                        np.flatnonzero(~still)[:size - int(still.sum())]])
                 state, batch = jax.tree.map(lambda x: x[keep], (state, batch))
-                rows, idle = rows[keep], 0.0
+                rows = rows[keep]
         params = [finished[m][0] for m in range(n_members)]
         score_keys = jax.vmap(lambda key: jax.random.fold_in(key, SCORE_STREAM))(keys)
         members = jax.tree.map(lambda x: x[:n_members], members)
         objectives = self.negative_elbos(params, score_keys[:n_members], members, data)
         return [FitResult(params[m], finished[m][1], float(objectives[m]))
                 for m in range(n_members)]
-
-    def _loop(self, state, batch, data):
-        """The training loop compiled for the shapes of ``(state, batch, data)``: ahead of
-        time, once per shapes, its seconds kept as ``compile_seconds``."""
-        shapes = shapes_of(state, batch, data)
-        if shapes not in self._loops:
-            began = time.perf_counter()
-            self._loops[shapes] = self._run.lower(state, batch, data, jnp.asarray(0)).compile()
-            self.compile_seconds = time.perf_counter() - began
-        return self._loops[shapes]
-
-    def _compiled(self, state, batch, data) -> bool:
-        """Whether the training loop is compiled for these shapes."""
-        return shapes_of(state, batch, data) in self._loops
 
     def fit(self, params: Params, data: Any, n_rows: int, lam: float, noise_variance: np.ndarray,
             key: jax.Array, progress: Progress | None = None) -> FitResult:

@@ -228,18 +228,6 @@ def pad_members(tree: Any, padding: int) -> Any:
                         tree)
 
 
-def shapes_of(*trees) -> tuple:
-    """What fixes a compiled program for ``trees`` in one engine: their structure, shapes and
-    dtypes (an engine's members are laid out over the devices always or never)."""
-    leaves, structure = jax.tree.flatten(trees)
-    return structure, tuple((x.shape, x.dtype) for x in leaves)
-
-
-def with_members(trees: Any, size: int) -> Any:
-    """``trees`` (leaves with a leading member axis) as shape stand-ins with ``size`` members."""
-    return jax.tree.map(lambda x: jax.ShapeDtypeStruct((size,) + x.shape[1:], x.dtype), trees)
-
-
 def stack(trees: list) -> Any:
     """Pytrees of equal structure stacked along a new leading axis."""
     return jax.tree.map(lambda *leaves: jnp.stack([jnp.asarray(x) for x in leaves]), *trees)
