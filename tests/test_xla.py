@@ -28,7 +28,7 @@ def test_the_cpu_options_apply_except_where_xla_flags_or_the_caller_set_them(mon
 def test_a_program_compiled_with_the_cpu_options_computes_what_xla_defaults_compute(
         monkeypatch):
     """The options change how the code is generated, not what it computes: a reduction, a
-    matrix product and a loop agree with the same program under XLA's defaults."""
+    matrix product and a loop agree with the same program compiled without them."""
     def program(x):
         y = jnp.tanh(x @ x.T) + jnp.cumsum(x, axis=1)
         return jax.lax.fori_loop(0, 5, lambda _, z: z * 0.5 + jnp.sin(z), y).sum(axis=0)

@@ -8,10 +8,10 @@ CPU_COMPILER_OPTIONS = {"xla_backend_optimization_level": 2,
                         "xla_cpu_use_fusion_emitters": False}
 """XLA's options for the library's programs on the CPU backend: LLVM at optimisation level 2
 (XLA's default is 3) and the older fusion code generators. The training loop and the
-scoring program compile three to four times faster (about 0.8 s and 0.5 s against 3 s and
-2.5 s) and run as fast or faster at p = 11-100 (``benchmarks/studies/compile_options.py``,
-``docs/findings.md``); a cold fit compiles one program per batch size, so that is seconds
-per fit. An option that ``XLA_FLAGS`` set is left to them."""
+scoring program compile three to four times faster and run as fast
+(``benchmarks/studies/compile_options.py``, ``docs/findings.md``); a cold fit compiles one
+program per batch size, so that is seconds per fit. An option that ``XLA_FLAGS`` set is left
+to them."""
 
 
 def program_options(options: dict | None = None) -> dict | None:
@@ -45,4 +45,3 @@ def exact_jit(function, compiler_options: dict | None = None, **options):
             return compiled(*args, **kwargs)
 
     return run
-

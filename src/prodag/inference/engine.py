@@ -151,9 +151,9 @@ class VariationalInference:
 
         The batches run ``SCORE_CHUNK`` at a time (the last chunk padded with copies of the
         first key, whose values are dropped; ``score_key_chunks``, compiled), so every
-        ``n_batches`` shares one program; the
-        members are padded to a multiple of ``SCORE_MEMBERS`` with copies of the last (dropped
-        too), so the varying number of a fit's components recompiles rarely."""
+        ``n_batches`` shares one program; the members are padded to a multiple of
+        ``SCORE_MEMBERS`` with copies of the last (dropped too), so the varying number of a
+        fit's components recompiles rarely."""
         padding = (-len(params)) % SCORE_MEMBERS
         if padding:
             return self.negative_elbos(list(params) + [params[-1]] * padding,
