@@ -167,13 +167,17 @@ def test_with_a_variance_per_variable_refinement_splits_markov_equivalent_orient
         monkeypatch):
     """Two standardised variables with a variance each: ``1 → 2`` and ``2 → 1`` are Markov
     equivalent and, the columns sharing one scale, the model's own posterior gives each
-    exactly half (the target is symmetric in the two). Refinement that integrates the
-    variances out reaches that split; with the fitted variances held fixed it cannot."""
+    exactly half (the target is symmetric in the two). From one start the mixture holds one
+    orientation (P about 0.02 / 0.98 over seeds 0-2); refinement that integrates the
+    variances out reaches the split from there, and with the fitted variances held fixed it
+    cannot leave the start's orientation. (With three starts the mixture may already hold
+    both, as the ELBO ranks them by chance, and the fixed-variance run proves nothing.)"""
     rng = np.random.default_rng(3)
     x1 = rng.standard_normal(200)
     X = np.column_stack([x1, 0.8 * x1 + 0.6 * rng.standard_normal(200)])
     options = {"lam": 2.0, "seed": 0, "progress": False, "n_chains": 1, "standardize": True,
-               "noise_variance": "estimate", "training": TrainingOptions(refine_steps=300)}
+               "noise_variance": "estimate",
+               "training": TrainingOptions(refine_steps=300, n_restarts=1)}
     P = ProDAG(**options).fit(X).edge_probabilities(1000)
     assert P[0, 1] + P[1, 0] > 0.95  # the edge is certain, its direction is not
     assert abs(P[0, 1] - P[1, 0]) < 0.15, P  # 1000 draws: its sd is about 0.03
