@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from prodag import simulate
-from prodag.inference.order_search import OrderScore, best_order, insertion_scores
+from prodag.inference.order_search import OrderScore, best_order, insertion_scores, mask_of
 
 
 def _bic(X, k, parents):
@@ -27,11 +27,24 @@ def test_node_score_is_the_bic_of_the_best_subset_of_predecessors():
     score = OrderScore(data.X)
     for k in range(6):
         predecessors = [j for j in range(6) if j != k]
-        value, parents = score.node(k, frozenset(predecessors))
+        value, parents = score.node(k, mask_of(predecessors))
         assert value == pytest.approx(_bic(data.X, k, list(parents)), rel=1e-9)
         best = min(_bic(data.X, k, list(subset)) for size in range(6)
                    for subset in itertools.combinations(predecessors, size))
         assert value == pytest.approx(best, rel=1e-9)
+
+
+def test_a_predecessor_set_beyond_the_first_byte_of_its_mask_is_read_whole():
+    """Predecessors spread over three bytes of the bit mask: the score is the best subset's."""
+    data = simulate.dataset(p=20, s=30, n=500, seed=3)
+    score = OrderScore(data.X)
+    predecessors = [17, 0, 9, 3, 12]
+    value, parents = score.node(5, mask_of(predecessors))
+    assert set(parents) <= set(predecessors)
+    best = min(_bic(data.X, 5, list(subset)) for size in range(6)
+               for subset in itertools.combinations(sorted(predecessors), size))
+    assert value == pytest.approx(best, rel=1e-9)
+    assert mask_of(predecessors) == (1 << 17) | 1 | (1 << 9) | (1 << 3) | (1 << 12)
 
 
 def test_with_known_noise_variances_the_node_score_is_the_gaussian_bic_in_noise_units():
@@ -51,7 +64,7 @@ def test_with_known_noise_variances_the_node_score_is_the_gaussian_bic_in_noise_
 
     for k in range(6):
         predecessors = [j for j in range(6) if j != k]
-        value, parents = score.node(k, frozenset(predecessors))
+        value, parents = score.node(k, mask_of(predecessors))
         assert value == pytest.approx(bic(k, list(parents)), rel=1e-9)
         assert value == pytest.approx(min(bic(k, list(subset)) for size in range(6) for subset
                                           in itertools.combinations(predecessors, size)),

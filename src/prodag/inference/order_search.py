@@ -21,7 +21,7 @@ the orders instead, under a score that matches the model:
   orders made from the data (see ``best_order``) and keeps the best end.
 
 The parent selection is compiled with numba (plain Python without it); a score per
-``(variable, predecessor set)`` is cached.
+``(variable, predecessor set)`` is cached, the set as a bit mask (``mask_of``).
 """
 
 from __future__ import annotations
@@ -128,31 +128,44 @@ class OrderScore:
             self.matrix = np.corrcoef(X, rowvar=False)
         self.n = X.shape[0]
         self.cost = penalty * np.log(self.n) / 2
-        self._cache: dict[tuple[int, frozenset], tuple[float, tuple[int, ...]]] = {}
+        self._bytes = -(-len(self.matrix) // 8)
+        self._cache: dict[tuple[int, int], tuple[float, tuple[int, ...]]] = {}
 
-    def node(self, k: int, predecessors: frozenset) -> tuple[float, tuple[int, ...]]:
-        """``(BIC, parents)`` of variable ``k`` with its parents chosen among
-        ``predecessors`` by grow-shrink."""
+    def node(self, k: int, predecessors: int) -> tuple[float, tuple[int, ...]]:
+        """``(BIC, parents)`` of variable ``k`` with its parents chosen by grow-shrink among
+        ``predecessors``, a bit mask (``mask_of``)."""
         key = (k, predecessors)
-        if key not in self._cache:
-            candidates = np.array(sorted(predecessors), dtype=np.int64)
-            bic, chosen = _grow_shrink(self.matrix, k, candidates, float(self.n),
-                                       float(self.cost), not self.known_variance)
-            self._cache[key] = (float(bic), tuple(int(c) for c in candidates[chosen]))
-        return self._cache[key]
+        found = self._cache.get(key)
+        if found is None:
+            bic, parents = _node(self.matrix, k, np.frombuffer(
+                predecessors.to_bytes(self._bytes, "little"), np.uint8), float(self.n),
+                float(self.cost), not self.known_variance)
+            found = self._cache[key] = (float(bic), tuple(parents.tolist()))
+        return found
 
     def total(self, order) -> float:
         """Score of ``order`` (a sequence of the ``p`` variables): lower is better."""
-        order = list(order)
-        return sum(self.node(k, frozenset(order[:place]))[0] for place, k in enumerate(order))
+        return sum(self.node(k, before)[0] for k, before in _with_predecessors(order))
 
     def parents(self, order) -> np.ndarray:
         """Adjacency ``(p, p)`` (0/1, ``[parent, child]``) of the parent sets under ``order``."""
-        order = list(order)
         adjacency = np.zeros(self.matrix.shape, dtype=np.int64)
-        for place, k in enumerate(order):
-            adjacency[list(self.node(k, frozenset(order[:place]))[1]), k] = 1
+        for k, before in _with_predecessors(order):
+            adjacency[list(self.node(k, before)[1]), k] = 1
         return adjacency
+
+
+def mask_of(variables) -> int:
+    """The bit mask of a set of variables (bit ``j`` for variable ``j``)."""
+    return sum(1 << int(j) for j in set(variables))
+
+
+def _with_predecessors(order):
+    """``(k, mask of the variables before k)`` for every ``k`` of ``order``, in order."""
+    before = 0
+    for k in order:
+        yield int(k), before
+        before |= 1 << int(k)
 
 
 @_njit
@@ -162,42 +175,73 @@ def _fit_term(rss, n, log_scale):
 
 
 @_njit
+def _node(matrix, k, mask, n, cost, log_scale):
+    """``(BIC, parents)`` of variable ``k`` among the candidates of the bit mask ``mask``
+    (little-endian bytes: bit ``j`` of the whole for variable ``j``), by ``_grow_shrink``."""
+    candidates = np.empty(mask.shape[0] * 8, np.int64)
+    m = 0
+    for j in range(mask.shape[0] * 8):
+        if (mask[j // 8] >> (j % 8)) & 1:
+            candidates[m] = j
+            m += 1
+    candidates = candidates[:m]
+    bic, chosen = _grow_shrink(matrix, k, candidates, n, cost, log_scale)
+    return bic, candidates[chosen]
+
+
+@_njit
 def _grow_shrink(matrix, k, candidates, n, cost, log_scale):
     """``(BIC, chosen)`` of variable ``k`` (``chosen``: a bool mask over ``candidates``) on the
     second-moment ``matrix`` (``OrderScore.matrix``; ``log_scale``: the unknown-variance BIC).
 
     Grow: add the candidate that lowers the BIC most while one does. The covariance of
-    ``(x_k, candidates)`` given the parents so far is kept (a rank-one update per parent
-    added), so the residual variance with ``c`` added is ``RSS − cov_kc² / cov_cc``. Shrink:
-    drop the parent whose removal lowers the BIC most while one does; without ``c`` the
-    residual variance is ``RSS + β_c² / (S_AA⁻¹)_cc``. Ties go to the first candidate.
+    ``(x_k, candidates)`` given the parents so far is what decides: the residual variance with
+    ``c`` added is ``RSS − cov_kc² / cov_cc``. Each parent added updates it by a rank-one
+    term; only its row for ``x_k`` and its diagonal are kept, and the column of a parent, when
+    added, is its column in ``matrix`` less the earlier parents' terms in their order (the
+    same numbers as updating the whole matrix, at a cost of ``m`` per entry kept rather than
+    ``m²``). Shrink: drop the parent whose removal lowers the BIC most while one does;
+    without ``c`` the residual variance is ``RSS + β_c² / (S_AA⁻¹)_cc``. Ties go to the
+    first candidate.
     """
     m = candidates.shape[0]
-    variables = np.empty(m + 1, np.int64)
-    variables[0] = k
-    variables[1:] = candidates
-    covariance = np.empty((m + 1, m + 1))
-    for a in range(m + 1):
-        for b in range(m + 1):
-            covariance[a, b] = matrix[variables[a], variables[b]]
+    row = np.empty(m)  # cov(x_k, candidate c | parents)
+    diagonal = np.empty(m)  # var(candidate c | parents)
+    for c in range(m):
+        row[c] = matrix[k, candidates[c]]
+        diagonal[c] = matrix[candidates[c], candidates[c]]
+    own = matrix[k, k]  # var(x_k | parents)
+    columns = np.empty((m, m + 1))  # each added parent's column, x_k first, when added
+    pivots = np.empty(m)
+    added = 0
     chosen = np.zeros(m, np.bool_)
     while True:
-        rss = max(covariance[0, 0], _FLOOR)
+        rss = max(own, _FLOOR)
         best, least = -1, 0.0
         for c in range(m):
             if not chosen[c]:
-                reduced = rss - covariance[0, c + 1] ** 2 / max(covariance[c + 1, c + 1], _FLOOR)
+                reduced = rss - row[c] ** 2 / max(diagonal[c], _FLOOR)
                 gain = _fit_term(reduced, n, log_scale) - _fit_term(rss, n, log_scale) + cost
                 if gain < least:
                     best, least = c, gain
         if best < 0:
             break
         chosen[best] = True
-        column = covariance[:, best + 1].copy()
+        column = columns[added]
+        column[0] = matrix[k, candidates[best]]
+        for a in range(m):
+            column[a + 1] = matrix[candidates[a], candidates[best]]
+        for earlier in range(added):
+            update = columns[earlier]
+            for a in range(m + 1):
+                column[a] -= update[a] * update[best + 1] / pivots[earlier]
         pivot = max(column[best + 1], _FLOOR)
-        for a in range(m + 1):
-            for b in range(m + 1):
-                covariance[a, b] -= column[a] * column[b] / pivot
+        pivots[added] = pivot
+        added += 1
+        own -= column[0] * column[0] / pivot
+        for c in range(m):
+            row[c] -= column[0] * column[c + 1] / pivot
+            diagonal[c] -= column[c + 1] * column[c + 1] / pivot
     while True:
         parents = candidates[chosen]
         rss = _residual_variance(matrix, k, parents)
@@ -247,10 +291,14 @@ def insertion_scores(score: OrderScore, others: list[int], v: int) -> np.ndarray
     """Score of the order ``others`` with ``v`` inserted before place ``q``, for every ``q`` in
     ``0 … len(others)``: shape ``(len(others) + 1,)``. Variables before the place keep their
     predecessors; those after gain ``v``."""
-    without = np.array([score.node(u, frozenset(others[:i]))[0] for i, u in enumerate(others)])
-    with_v = np.array([score.node(u, frozenset(others[:i]) | {v})[0]
-                       for i, u in enumerate(others)])
-    own = np.array([score.node(v, frozenset(others[:q]))[0] for q in range(len(others) + 1)])
+    node, bit = score.node, 1 << v
+    without, with_v, own = [], [], []
+    for u, before in _with_predecessors(others):
+        without.append(node(u, before)[0])
+        with_v.append(node(u, before | bit)[0])
+        own.append(node(v, before)[0])
+    own.append(node(v, mask_of(others))[0])
+    without, with_v, own = np.array(without), np.array(with_v), np.array(own)
     before = np.concatenate([[0.0], np.cumsum(without)])
     after = np.concatenate([np.cumsum(with_v[::-1])[::-1], [0.0]])
     return before + own + after
