@@ -256,6 +256,33 @@ def test_stopped_members_leave_the_batch_and_each_fit_stays_its_own(data):
 
 
 
+def test_how_often_the_host_looks_changes_no_member_of_a_shrinking_batch(data, monkeypatch):
+    """Members leave the batch only at fixed epochs (``COMPACT_EVERY``), so the batches each
+    member runs in, and with them its numbers to the last bit, are the same however the calls
+    are sized (by the seconds they take, in a fit): here one epoch a call against seven."""
+    from prodag.inference import engine as engine_module
+
+    monkeypatch.setattr(engine_module, "epochs_per_call", lambda seconds, epochs, most: most)
+    _, prepared = data
+    noise = np.ones(3, np.float32)
+    results = []
+    for most in (1, 7):
+        engine = VariationalInference(
+            LinearSEM(), EXACT, OptimiserOptions(n_samples=8, max_epochs=40, patience=2,
+                                                 steps_per_epoch=3, epochs_per_call=most))
+        members = engine.members([np.inf, 3.0, 1.0, 0.5, 0.2, 0.1], noise, [0] * 6, [60] * 6,
+                                 jnp.float32)
+        results.append(engine.fit_members([engine.init_params(3, noise)] * 6,
+                                          jax.random.split(jax.random.PRNGKey(1), 6), members,
+                                          jax.tree.map(lambda x: x[None], prepared)))
+    assert len({len(fit.history) for fit in results[0]}) > 2  # stopped at several epochs
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a.history, b.history)
+        assert a.objective == b.objective
+        for x, y in zip(jax.tree.leaves(a.params), jax.tree.leaves(b.params)):
+            np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+
+
 def test_members_trailing_their_group_stop_where_the_screen_says(data):
     """``Screen``: from epoch ``after`` on, a member whose best objective so far trails the
     best of its group (members 0-2, and 3-4) by more than ``margin`` stops. The oracle: the

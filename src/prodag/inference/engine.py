@@ -8,8 +8,11 @@ leave the batch as it shrinks (``compacted_size``), and on several devices the m
 split over them (``member_layout``). The host wakes up between runs of epochs to update the
 progress bar (``prodag.progress.Progress``): the first run is one epoch; after that each run
 is sized from the last one's seconds per epoch to take about ``SECONDS_PER_CALL``, at most
-``epochs_per_call`` epochs. The epoch limit is an argument of the compiled loop, so the sizes
-change nothing but when the host looks.
+``epochs_per_call`` epochs, and no run goes past the next multiple of ``COMPACT_EVERY``
+epochs, the only epochs where the batch shrinks. The epoch limit is an argument of the
+compiled loop, so the sizes change nothing but when the host looks: a member's batches, and
+with them its numbers to the last bit (XLA may round a batch of another shape otherwise),
+do not depend on how long a run took.
 """
 
 from __future__ import annotations
@@ -36,6 +39,10 @@ from prodag.xla import exact_jit
 
 SECONDS_PER_CALL = 1.0
 """Target seconds between two progress updates of a fit (see the module docstring)."""
+COMPACT_EVERY = 4
+"""Epochs between the points where stopped members may leave the batch (fixed epochs, so
+that the fit does not depend on the seconds a run took; about a second's worth on two CPU
+cores at p = 20)."""
 SCORE_MEMBERS = 8
 """Scored members are padded to a multiple of this (``VariationalInference.negative_elbos``)."""
 SCORE_CHUNK = 10
@@ -229,7 +236,8 @@ class VariationalInference:
         finished: dict[int, tuple] = {}
         epoch, chunk = 0, 1
         while True:
-            limit = min(epoch + chunk, opts.max_epochs)
+            limit = min(epoch + chunk, opts.max_epochs,
+                        (epoch // COMPACT_EVERY + 1) * COMPACT_EVERY)
             if screen is not None and epoch < screen.after:  # the first screening on time
                 limit = min(limit, screen.after)
             began = time.perf_counter()
@@ -259,7 +267,8 @@ class VariationalInference:
             if not still.any():
                 break
             size = compacted_size(int(still.sum()), len(rows))
-            if self.options.member_batch != 1 and not sharded and size < len(rows):
+            if (self.options.member_batch != 1 and not sharded and size < len(rows)
+                    and epoch % COMPACT_EVERY == 0):
                 # the running members (and stopped ones up to a power of two) move to a
                 # smaller batch: stopped members cost nothing more; the sizes recur, so
                 # their compilations are reused
