@@ -1,12 +1,16 @@
-"""Plain-text ``--help`` (readable on an 80-column terminal, no boxes) with two things click's
+"""Plain-text ``--help`` (readable on an 80-column terminal, no boxes) with two things typer's
 plain format lacks: a command's options grouped under the panels the options name
 (``rich_help_panel``: Data, Model, Fitting, Knowledge, Output; the rest under "Other
 options"), and ``prodag --help`` listing each command's whole first sentence instead of
-cutting it at the terminal's width."""
+cutting it at the terminal's width.
+
+typer's own panels need its rich format (boxes, colours, wrapped to the terminal), which the
+CLI turns off (``rich_markup_mode=None``). The click underneath typer is typer's business
+(typer >= 0.29 ships its own copy), so this module uses only ``typer.core``: the context and
+formatter its methods receive are whatever typer passes."""
 
 from __future__ import annotations
 
-import click
 from typer.core import TyperCommand, TyperGroup
 
 PANELS = ("Data", "Model", "Fitting", "Knowledge", "Output")
@@ -20,7 +24,7 @@ class PanelledCommand(TyperCommand):
     """A command whose ``--help`` lists its arguments, then its options panel by panel
     (``PANELS``' order, then any other panel, then the options of none)."""
 
-    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    def format_options(self, ctx, formatter) -> None:
         sections: dict[str, list] = {}
         for param in self.get_params(ctx):
             record = param.get_help_record(ctx)
@@ -42,7 +46,7 @@ class PanelledCommand(TyperCommand):
 class SummarisingGroup(TyperGroup):
     """The application: ``--help`` lists every command with its whole first sentence."""
 
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    def format_commands(self, ctx, formatter) -> None:
         rows = [(name, command.get_short_help_str(limit=500))
                 for name in self.list_commands(ctx)
                 if (command := self.get_command(ctx, name)) is not None and not command.hidden]
