@@ -20,7 +20,7 @@ DEMO_CHAINS = 18
 """Bagged chains of the demo: the linear model misfits the cells, and bagging spreads the
 posterior over the optima of the resamples instead of one seed's optimum. With 18 bags (and
 the refinement) seeds 0 and 1 agree within 0.26 on every edge; with 6, within 0.52
-(``docs/findings.md``, 2026-11-25, eighth session)."""
+(``docs/findings.md``, 2026-11-25, "the Sachs demo refines its bagged draws")."""
 DEMO_SAMPLES = 100
 """Monte Carlo samples per step of the demo's fits (the paper's; the library's default at
 p = 11 is 100 too, ``prodag.config.spec.resolved_n_samples``).
@@ -35,7 +35,7 @@ a test run) and 131 s; with 2: 0.278, 16.97 and 16.34 (``docs/findings.md``, 202
 DEMO_REFINE_STEPS = 2000
 """Metropolis steps that move the demo's draws towards each resample's own posterior
 (``prodag.inference.refinement``): on these cells they lower the Brier score and raise AUROC
-(``docs/findings.md``, 2026-11-25, eighth session)."""
+(``docs/findings.md``, 2026-11-25, "the Sachs demo refines its bagged draws")."""
 PAPER_SACHS_ROW = {"brier": 16.0, "eshd": 18.0, "ef1": 24.0, "auroc": 60.0}
 """ProDAG's row of Table 2 of the paper (Sachs data, 18-edge consensus graph)."""
 

@@ -110,7 +110,8 @@ MIN_AUTO_REFINE_STEPS = 10
 MAX_AUTO_REFINE_STEPS = 6000
 """The most steps a default linear fit refines by (p ≤ 5): below ``AUTO_REFINE_P`` the steps
 grow as a step's arithmetic shrinks, up to what the exact-posterior benchmark asked for with a
-variance per variable (docs/findings.md, fifteenth session)."""
+variance per variable (docs/findings.md, 2026-11-26, "refinement steps in proportion below
+p = 20", and 2026-11-27, "the cap raised to 6000 steps")."""
 
 
 AUTO_SAMPLES = 50

@@ -90,7 +90,8 @@ def _explained(covariance: np.ndarray) -> np.ndarray:
     inverse correlation matrix; unchanged by the columns' units), which breaks ties of the
     top-down rule: on standardised data every variance is 1 and rounding, e.g. of a change
     of units, would pick the first variable; the most explained one is picked instead, as
-    the real-table benchmark chose (docs/findings.md, fifteenth session)."""
+    the real-table benchmark chose (docs/findings.md, 2026-11-26, "rounding chose the first
+    variable of the top-down order on standardised data")."""
     spread = np.sqrt(np.maximum(np.diag(covariance), np.finfo(float).tiny))
     return np.diag(np.linalg.pinv(covariance / np.outer(spread, spread)))
 
