@@ -3,6 +3,7 @@
 import inspect
 import json
 import os
+import re
 
 import numpy as np
 import pandas as pd
@@ -13,6 +14,7 @@ from cli_support import assert_one_line_error, fitted, invoke  # noqa: F401 (fix
 from prodag import ProDAG
 from prodag.cli import app
 from prodag.cli.files import read_graph
+from prodag.cli.helpformat import PANELS
 from prodag.cli.options import parse_lam, parse_noise_variance
 from prodag.config import spec
 from prodag.cli.tables import print_edges, ranked_edges
@@ -123,6 +125,44 @@ def test_help_texts_say_what_each_command_does():
     assert "--select-by" not in demo_help and "summary.json" not in demo_help
     assert "metrics.json" in demo_help
     assert "API" in invoke("fit", "--help").output  # the standardise default is the API's
+
+
+def sections(text):
+    """``{title: [option names]}`` of a plain-text ``--help``."""
+    found, title = {}, None
+    for line in text.splitlines():
+        if line and not line.startswith(" ") and line.endswith(":"):
+            title = line[:-1]
+            found[title] = []
+        elif title and re.match(r"^  --", line):
+            found[title].append(line.split()[0])
+    return found
+
+
+def test_fit_help_groups_its_options_in_panels():
+    listed = sections(invoke("fit", "--help", terminal_width=80).output)
+    assert [title for title in listed if title.endswith(" options")] == \
+        [f"{panel} options" for panel in PANELS] + ["Other options"]
+    assert {"--sep", "--encoding", "--interventions", "--standardize"} <= \
+        set(listed["Data options"])
+    assert {"--sem", "--noise-variance"} <= set(listed["Model options"])
+    assert {"--lam", "--chains", "--max-epochs"} <= set(listed["Fitting options"])
+    assert {"--tiers", "--forbid"} <= set(listed["Knowledge options"])
+    assert {"--out", "--n-draws", "--threshold"} <= set(listed["Output options"])
+    assert listed["Other options"] == ["--help"]
+
+
+def test_a_command_without_panels_lists_plain_options():
+    assert "Options" in sections(invoke("evaluate", "--help", terminal_width=80).output)
+
+
+def test_prodag_help_lists_each_command_whole():
+    output = invoke("--help", terminal_width=80).output
+    text = " ".join(output.split("Commands:")[1].split())
+    for command in app.registered_commands:
+        first = command.callback.__doc__.strip().split("\n\n")[0]
+        assert " ".join(first.split()) in text, first
+    assert "..." not in text  # click cuts a summary at the terminal's width with "..."
 
 
 @pytest.mark.parametrize("text, expected", [("auto", "auto"), ("inf", np.inf), ("2.5", 2.5),

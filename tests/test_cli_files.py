@@ -232,3 +232,68 @@ def test_results_folder_replaces_a_folder_whole_or_leaves_it(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["summary.json"]
     assert (out / "summary.json").read_text() == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+@pytest.mark.parametrize("encoding, family", [("utf-16", "UTF-16"), ("utf-32", "UTF-32")])
+def test_a_file_with_a_byte_order_mark_is_read_in_the_encoding_it_marks(tmp_path, capsys,
+                                                                        encoding, family):
+    named = frame().rename(columns={"a": "température"})
+    named.to_csv(tmp_path / "d.csv", index=False, encoding=encoding)
+    table = read_table(tmp_path / "d.csv")
+    assert list(table.columns) == ["température", "b", "c"]
+    np.testing.assert_allclose(table.to_numpy(), named.to_numpy())
+    note = capsys.readouterr().err
+    assert f"is {family} text (it starts with a byte-order mark)" in note
+    assert f"--encoding {encoding}" in note and "latin-1" not in note
+    named.to_csv(tmp_path / "d.csv.gz", index=False, encoding=encoding)  # compressed too
+    assert list(read_table(tmp_path / "d.csv.gz").columns) == ["température", "b", "c"]
+
+
+def test_a_utf8_byte_order_mark_is_read_without_a_note(tmp_path, capsys):
+    frame().to_csv(tmp_path / "d.csv", index=False, encoding="utf-8-sig")
+    assert list(read_table(tmp_path / "d.csv", encoding="latin-1").columns) == VARIABLES
+    assert list(read_table(tmp_path / "d.csv").columns) == VARIABLES
+    assert capsys.readouterr().err.count("byte-order mark") == 1  # only against latin-1
+
+
+def test_utf16_text_without_a_byte_order_mark_names_its_encoding(tmp_path, no_fit):
+    frame().to_csv(tmp_path / "d.csv", index=False, encoding="utf-16-le")
+    assert_one_line_error(invoke("fit", tmp_path / "d.csv"), "UTF-16 text without a byte-order "
+                          "mark", "--encoding utf-16-le")
+    table = read_table(tmp_path / "d.csv", encoding="utf-16-le")
+    np.testing.assert_allclose(table.to_numpy(), frame().to_numpy())
+
+
+def zipped_workbook(path):
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as archive:  # an .xlsx file's layout, without openpyxl
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("xl/workbook.xml", "<workbook/>")
+    return path
+
+
+@pytest.mark.parametrize("name, content, fragments", [
+    ("data.png", b"\x89PNG\r\n\x1a\n" + bytes(range(256)),
+     ["data.png is a PNG image, not a CSV table", "save it as CSV first"]),
+    ("data.pdf", b"%PDF-1.4\n%\xe2\xe3\n1 0 obj,2,3\n", ["is a PDF document"]),
+    ("data.parquet", b"PAR1" + bytes(64), ["is a Parquet file", "pandas.read_parquet"]),
+    ("data.csv", b"a,b\n1,2\x00\x01\x02\x03\n", ["is a binary file", "NUL byte"]),
+])
+def test_a_binary_file_is_named_for_what_it_is(tmp_path, no_fit, name, content, fragments):
+    (tmp_path / name).write_bytes(content)
+    result = invoke("fit", tmp_path / name)
+    assert_one_line_error(result, *fragments)
+    assert "latin-1" not in result.output and "thousands" not in result.output
+
+
+def test_an_excel_workbook_is_named_with_the_way_to_a_csv_file(tmp_path, no_fit):
+    result = invoke("fit", zipped_workbook(tmp_path / "data.xlsx"))
+    assert_one_line_error(result, "is an Excel workbook (.xlsx), not a CSV table",
+                          "save it as CSV first", "pandas.read_excel('data.xlsx')")
+    assert "compressed" not in result.output
+
+
+def test_a_numpy_archive_is_named_as_one(tmp_path, no_fit):
+    np.savez(tmp_path / "data.npz", x=np.zeros((4, 3)))
+    assert_one_line_error(invoke("fit", tmp_path / "data.npz"), "is a numpy archive (.npz)")

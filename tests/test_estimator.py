@@ -131,6 +131,15 @@ def test_frames_networkx_and_predict(small_fit):
     assert np.std(prediction["a"]) < 0.5 * np.std(X["a"])
 
 
+def test_the_api_reference_describes_n_samples_and_max_epochs_apart():
+    doc = ProDAG.__doc__
+    assert "n_samples, max_epochs" not in doc
+    n_samples = doc.split("    n_samples : int or None\n")[1].split("\n    ")[0]
+    max_epochs = doc.split("    max_epochs : int\n")[1].split("\n    ")[0]
+    assert "Monte Carlo samples" in n_samples and "epochs" not in n_samples
+    assert "epochs" in max_epochs and "Monte Carlo" not in max_epochs
+
+
 def test_get_and_set_params():
     est = ProDAG()
     assert est.get_params()["n_samples"] is None  # resolved for p at fit time

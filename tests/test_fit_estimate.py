@@ -16,7 +16,8 @@ from prodag import ProDAG, TrainingOptions, estimator as estimator_module
 from prodag.config.spec import resolve
 from prodag.procedure import n_fits
 from prodag.progress import Progress
-from prodag.resources import TYPICAL_EPOCHS, fit_seconds, format_duration
+from prodag.resources import (REFINE_STEP_FLOOR, TYPICAL_EPOCHS, fit_seconds, format_duration,
+                              refine_seconds)
 
 SOURCE = Path(__file__).resolve().parents[1] / "src"
 
@@ -66,6 +67,38 @@ def test_the_count_of_fits_is_what_a_fit_runs(monkeypatch):
     assert bar.done == bar.total == n_fits(estimator.spec_, False)
     assert {"data starts (order search)", "pooling the fits"} <= set(estimator.fit_seconds_)
     assert all(seconds >= 0 for seconds in estimator.fit_seconds_.values())
+
+
+def test_the_refinement_estimate_grows_with_steps_and_p_from_a_floor():
+    assert refine_seconds(20, 1000, 2000) == pytest.approx(2 * refine_seconds(20, 1000, 1000))
+    assert refine_seconds(100, 1000, 500) > 10 * refine_seconds(20, 1000, 500)
+    assert refine_seconds(2, 1000, 100) == pytest.approx(100 * REFINE_STEP_FLOOR)
+    assert refine_seconds(20, 1000, 0) == 0
+
+
+def test_many_refinement_steps_are_announced_with_their_option_before_the_fit(tmp_path,
+                                                                            monkeypatch):
+    """``--refine-steps 10000000`` on 5 variables: over an hour of refinement after a fit of
+    seconds, announced before it starts (the fit itself is not run)."""
+    from cli_support import invoke
+
+    from prodag.cli import fit as fit_command
+
+    def stop(*args, **kwargs):
+        raise RuntimeError("the fit started")
+
+    monkeypatch.setattr(fit_command, "fit_posterior", stop)
+    rng = np.random.default_rng(0)
+    np.savetxt(tmp_path / "d.csv", rng.normal(size=(50, 5)), delimiter=",",
+               header="a,b,c,d,e", comments="", fmt="%.4f")
+    result = invoke("fit", tmp_path / "d.csv", "--refine-steps", 10_000_000, "--out",
+                    tmp_path / "out", "--no-progress")
+    announced = result.output.split("Fitting")[0]
+    assert "This fit may take about" in announced
+    assert "10000000 refinement steps moving 1000 draws" in announced
+    assert "fewer --refine-steps" in announced
+    default = invoke("fit", tmp_path / "d.csv", "--out", tmp_path / "out", "--no-progress")
+    assert "may take" not in default.output.split("Fitting")[0]  # 6000 steps: seconds
 
 
 def test_durations_are_said_in_minutes_hours_or_days():

@@ -2,15 +2,18 @@
 against brute force, and fits that respect it in every sample."""
 
 import itertools
+import math
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from cli_support import assert_one_line_error, invoke
 from hypothesis import given, settings, strategies as st
 
 from prodag import NetworkOptions, ProDAG, Tiers, TrainingOptions, project
 from prodag.graph import is_dag
-from prodag.inputs.knowledge import Knowledge, KnowledgeError
+from prodag.inputs.knowledge import Knowledge, KnowledgeError, KnowledgeWarning, warn_fixed_radius
 
 NAMES = ["a", "b", "c", "d", "e"]
 
@@ -55,7 +58,8 @@ def test_tiers_read_from_a_file(tmp_path):
     ({"forbidden": [("a", "zeta")]}, "unknown variable 'zeta'"),
     ({"forbidden": [(0, 9)]}, "index 9 is out of range"),
     ({"required": [("a", "a")]}, "two different variables: a -> a"),
-    ({"tiers": [["a"], ["a", "b"]]}, "a is in tiers 1 and 2"),
+    ({"tiers": [["a"], ["a", "b"]]}, r"^tiers: variable 'a' is in tiers\[0\] and tiers\[1\]"),
+    ({"tiers": [["a"], ["zzz"]]}, r"^tiers\[1\]: unknown variable 'zzz'"),
     ({"tiers": "a,b"}, "no file"),
     ({"forbidden": pd.DataFrame({"from": ["a"], "to": ["b"]})}, "columns source and target"),
     ({"forbidden": ["ab"]}, r"\(source, target\) pairs"),
@@ -63,6 +67,60 @@ def test_tiers_read_from_a_file(tmp_path):
 def test_contradictory_or_malformed_knowledge_is_an_error_naming_it(knowledge, match):
     with pytest.raises(KnowledgeError, match=match):
         Knowledge.create(NAMES, **knowledge)
+
+
+@pytest.mark.parametrize("rows, match", [
+    ([("a", 0), ("b", 1), ("a", 1)], "variable 'a' is in tiers 0 and 1; list each variable once"),
+    ([("a", 0), ("zzz", 2)], "tier 2: unknown variable 'zzz'"),
+    ([("a", 3), ("b", "later")], "must hold integers .* row 1 .* has 'later'"),
+])
+def test_a_tiers_file_is_named_with_its_own_tier_labels(tmp_path, rows, match):
+    path = tmp_path / "tiers.csv"
+    pd.DataFrame(rows, columns=["variable", "tier"]).to_csv(path, index=False)
+    with pytest.raises(KnowledgeError, match=f"^tiers {path}.*{match}"):
+        Knowledge.create(NAMES, tiers=path)
+
+
+def test_a_tiers_error_names_the_option_and_the_file_on_the_command_line(tmp_path,
+                                                                          monkeypatch):
+    from prodag.cli import fit as fit_command
+
+    monkeypatch.setattr(fit_command, "fit_posterior",
+                        lambda *args, **kwargs: pytest.fail("the fit started"))
+    pd.DataFrame(np.random.default_rng(0).normal(size=(20, 5)), columns=NAMES).to_csv(
+        tmp_path / "data.csv", index=False)
+    pd.DataFrame({"variable": ["a", "b", "a"], "tier": [0, 1, 1]}).to_csv(
+        tmp_path / "tiers.csv", index=False)
+    result = invoke("fit", tmp_path / "data.csv", "--tiers", tmp_path / "tiers.csv")
+    assert_one_line_error(result, f"Error: --tiers {tmp_path / 'tiers.csv'}: variable 'a' is "
+                                  "in tiers 0 and 1; list each variable once")
+
+
+def test_required_edges_at_a_fixed_radius_warn_that_it_bounds_the_other_weights_only():
+    required = Knowledge.create(NAMES, required=[("a", "b")])
+    with pytest.warns(KnowledgeWarning, match="lam=2 is a fixed radius, and the required "
+                                              "edge\\(s\\) a -> b lie outside its l1 ball: it "
+                                              "bounds the other weights only.*lam='auto'"):
+        assert warn_fixed_radius(required, 2.0, NAMES)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not warn_fixed_radius(required, "auto", NAMES)  # the grid leaves them out
+        assert not warn_fixed_radius(required, math.inf, NAMES)  # no ball
+        assert not warn_fixed_radius(Knowledge.create(NAMES, forbidden=[("a", "b")]), 2.0,
+                                     NAMES)
+        assert not warn_fixed_radius(None, 2.0, NAMES)
+
+
+def test_a_fit_at_a_fixed_radius_with_required_edges_warns_before_fitting(monkeypatch):
+    from prodag import procedure
+
+    def stop(*args):
+        raise RuntimeError("planned")
+
+    monkeypatch.setattr(procedure, "plan", stop)
+    X = pd.DataFrame(np.random.default_rng(0).standard_normal((30, 5)), columns=NAMES)
+    with pytest.warns(KnowledgeWarning, match="a -> b"), pytest.raises(RuntimeError):
+        ProDAG(lam=2.0, required=[("a", "b")], progress=False).fit(X)
 
 
 def test_contradictory_knowledge_fails_before_any_fitting(monkeypatch):

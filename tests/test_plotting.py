@@ -4,6 +4,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
@@ -135,3 +136,26 @@ def test_edges_the_chains_disagree_on_are_hatched_in_the_heatmap_and_dashed_in_t
     plain = plotting.plot_edge_probabilities(PROBS, NAMES).axes[0]
     assert not any(isinstance(r, Rectangle) and r.get_hatch() for r in plain.patches)
     assert "disagree" not in plain.get_title()
+
+
+def test_the_graph_picture_of_many_edges_colours_them_by_source_instead_of_labels():
+    rng = np.random.default_rng(1)
+    p = 14
+    probabilities = np.triu(rng.uniform(0.5, 1.0, (p, p)), 1) * (rng.uniform(size=(p, p)) < 0.55)
+    n_edges = int((probabilities >= 0.5).sum())
+    assert n_edges > plotting.LABELLED_EDGES
+    fig = plotting.plot_graph(probabilities, 0.5, [f"v{j}" for j in range(p)])
+    ax = fig.axes[0]
+    arrows = [a for a in ax.patches if isinstance(a, FancyArrowPatch)]
+    assert len(arrows) == n_edges
+    assert not [t for t in ax.texts if t.get_text()[:1] in "01."]  # no probability labels
+    assert f"{n_edges} edges, coloured by their source" in ax.get_title()
+    colours = {tuple(np.round(a.get_edgecolor()[:3], 3)) for a in arrows}
+    sources = np.unique(np.nonzero(probabilities >= 0.5)[0])
+    assert len(colours) == len(sources)  # one colour per source node
+    assert fig.get_size_inches()[1] > 6.0  # grown beyond the small graphs' figure
+    few = plotting.plot_graph(probabilities * (probabilities > 0.9), 0.5)
+    assert [t for t in few.axes[0].texts if t.get_text()[:1] in "01"]  # labels when few
+    assert to_rgba("#1f3b57")[:3] == pytest.approx(
+        [a for a in few.axes[0].patches if isinstance(a, FancyArrowPatch)][0].get_edgecolor()[:3],
+        abs=1e-3)

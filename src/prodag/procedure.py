@@ -24,7 +24,7 @@ from prodag.inference.initialization import noise_variance_start
 from prodag.inputs import assumptions, diagnostics, preprocessing, validation
 from prodag.inputs import interventions as interventions_module
 from prodag.inputs.checks import check_positive_vector, check_seed
-from prodag.inputs.knowledge import Knowledge
+from prodag.inputs.knowledge import Knowledge, warn_fixed_radius
 from prodag.posterior import chains, mixture, negligible
 from prodag.streams import DIAGNOSTIC_STREAM
 
@@ -91,7 +91,8 @@ class Posterior(NamedTuple):
 def preprocess(settings, X, X_val, interventions, conditions,
                intervention_kind: str = "do") -> Prepared:
     """Check the data, centre them (within conditions), hide intervened activity, divide by
-    ``prodag.inputs.preprocessing.fit_scale``; warn about outliers and columns on other scales."""
+    ``prodag.inputs.preprocessing.fit_scale`` (in their own units, refuse columns too large
+    for the fit's arithmetic); warn about outliers and columns on other scales."""
     data, columns = validation.check_data(X, min_rows=validation.MIN_FIT_ROWS)
     validation.warn_outliers(data, columns, heavy_tailed=settings.likelihood == "student")
     n, p = data.shape
@@ -112,6 +113,7 @@ def preprocess(settings, X, X_val, interventions, conditions,
                          "lam by the ELBO (TrainingOptions(select_by='elbo')) or let ProDAG "
                          "split its own validation rows.")
     knowledge = Knowledge.create(columns, settings.forbidden, settings.required, settings.tiers)
+    warn_fixed_radius(knowledge, settings.lam, columns)
     assumptions.warn_assumptions(data, columns, groups, mask, knowledge)
     labels, condition_means = None, None
     if groups is not None:
@@ -129,6 +131,9 @@ def preprocess(settings, X, X_val, interventions, conditions,
     scale = preprocessing.fit_scale(data - mean, settings.standardize, common,
                                     robust=settings.likelihood == "student")
     Z = (data - mean) / scale
+    if not common:
+        preprocessing.check_own_units(
+            Z, columns, float(jnp.finfo(jax.dtypes.canonicalize_dtype(np.float64)).max))
     observed = None if mask is None else ~mask
     noise = noise_start(noise_model, Z, observed,
                         robust=settings.likelihood == "student")
@@ -256,6 +261,11 @@ def pool(the_plan: Plan, runs: list, prepared: Prepared, key) -> Posterior:
         objectives = chains.rescore(the_plan.engine, fits,
                                     scored_data(the_plan, int(chain_of[0])), n,
                                     prepared.noise, score_key)
+    if not np.isfinite(objectives).any():
+        raise ValueError("Every fit's objective is infinite or NaN: the data overflow the "
+                         "fit's arithmetic. Rescale the data (divide the largest columns by a "
+                         "power of ten), or fit them on a common scale (a named noise_variance, "
+                         "or standardize=True).")
     kept, weights = (mixture.bagged_components(objectives, chain_of, n) if the_plan.bagged
                      else mixture.kept_components(objectives, n))
     sampler = fitting.sampler(the_plan.config)

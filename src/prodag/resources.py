@@ -6,7 +6,8 @@ Memory estimates are upper-bound sketches in bytes from the shapes involved (eac
 keeps at once); ``check_memory`` compares them with the memory available now. The time
 estimate (``fit_seconds``) is a cost model of the training loop: a step's cost grows with
 the samples per step ``L`` times a power of ``p`` (the projection's order search over each
-sampled ``p × p`` matrix dominates it), times the steps of a fit, times the fits. Its
+sampled ``p × p`` matrix dominates it), times the steps of a fit, times the fits; the
+refinement's (``refine_seconds``), its draws times the same power of ``p`` times its steps. Its
 constants were fitted to timed fits of the linear SEM on one small shared machine
 (``benchmarks/studies/fit_cost.py``), so it gives the order of magnitude, not a schedule:
 faster machines take less, and early stopping can end fits sooner.
@@ -95,6 +96,24 @@ def fit_seconds(p: int, n_samples: int, n_fits: int, max_epochs: int,
     step = STEP_SECONDS * n_samples * float(p) ** STEP_EXPONENT
     epochs = min(max_epochs, TYPICAL_EPOCHS)
     return n_fits * (epochs * steps_per_epoch + 2 * SCORE_STEPS) * step
+
+
+REFINE_STEP_SECONDS = 5.0e-9
+"""Seconds of one refinement step per draw at ``p = 1``: a step moves every draw once and
+projects it, costing ``REFINE_STEP_SECONDS · draws · p^STEP_EXPONENT`` (timed refinements of
+1000 draws: 7.9 ms a step at p = 20, ``benchmarks/results/fit_time_p20_refine500.json``
+against ``..._refine2000.json``, and 0.35 s at p = 100, ``fit_time_p100_refine500.json``)."""
+REFINE_STEP_FLOOR = 5.0e-4
+"""The least seconds a refinement step takes, however small ``p`` (its fixed work: drawing the
+proposals, running the compiled step): 10 million steps on a few variables took about 85
+minutes, and a step of 1000 draws at p = 5 took 1.2 ms on a busy 2-core machine."""
+
+
+def refine_seconds(p: int, draws: int, steps: int) -> float:
+    """Rough seconds of ``steps`` refinement steps moving ``draws`` draws of ``p`` variables
+    (``prodag.inference.refinement``)."""
+    step = REFINE_STEP_SECONDS * draws * float(p) ** STEP_EXPONENT
+    return steps * max(step, REFINE_STEP_FLOOR)
 
 
 def format_duration(seconds: float) -> str:

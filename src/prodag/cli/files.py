@@ -47,10 +47,12 @@ def read_table(path: Path, *, sep: str = ",", header: bool = True, decimal: str 
     ``--no-header``), a header row read as data (``--no-header`` on a file that has one),
     repeated column names, rows with more fields than the header (e.g. unquoted thousands
     separators), a file read as one column that contains another separator (pass
-    ``--sep``), and the cases of ``prodag.cli.sniff`` (another ``encoding``, ``;`` with
-    decimal commas). Read with a note: a compressed file under a plain name; a separator
-    ending every line (its empty last column is dropped). Dropped with a warning: a first
-    column that is a saved row index, i.e. one with an empty header (pandas' ``Unnamed: 0``),
+    ``--sep``), and the cases of ``prodag.cli.sniff`` (a binary file such as an image or a
+    workbook, another ``encoding``, ``;`` with decimal commas). Read with a note: a
+    compressed file under a plain name; text with a byte-order mark other than
+    ``encoding``'s (read in the marked encoding); a separator ending every line (its empty
+    last column is dropped). Dropped with a warning: a first column that is a saved row
+    index, i.e. one with an empty header (pandas' ``Unnamed: 0``),
     or one named like an index (``INDEX_NAMES``, e.g. ``id``) whose values count the rows
     (0..n-1 or 1..n). With ``header=False`` the columns are named ``X0 .. X{p-1}``.
     ``decimal``, ``thousands`` and ``encoding`` are pandas'.
@@ -59,8 +61,10 @@ def read_table(path: Path, *, sep: str = ",", header: bool = True, decimal: str 
     if decimal in (sep, thousands):
         raise DataError(f"--decimal {decimal!r} must differ from --sep {sep!r} and "
                         f"--thousands {thousands!r}.")
-    text = {"compression": sniff.compression(path), "encoding": encoding}
-    lines = sniff.first_lines(path, text["compression"], encoding)
+    compressed = sniff.compression(path)
+    encoding = sniff.text_encoding(path, compressed, encoding)
+    text = {"compression": compressed, "encoding": encoding}
+    lines = sniff.first_lines(path, compressed, encoding)
     sniff.check_separators(path, lines, sep, decimal)
     try:
         with warnings.catch_warnings():
@@ -220,7 +224,7 @@ def read_graph(path: Path, variables: list[str]) -> np.ndarray:
 
 def log_transform(frame: pd.DataFrame) -> pd.DataFrame:
     """Natural log of every value; all values must be positive."""
-    data, names = check_data(frame)
+    data, names = check_data(frame, bounded=False)
     nonpositive = [name for name, low in zip(names, data.min(axis=0)) if low <= 0]
     if nonpositive:
         raise DataError(f"--log-transform needs positive values, but column(s) "

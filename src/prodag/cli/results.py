@@ -47,9 +47,7 @@ def check_settings(frame: pd.DataFrame, interventions=None, conditions=None, **s
     try:
         Knowledge.create(columns, estimator.forbidden, estimator.required, estimator.tiers)
     except KnowledgeError as error:
-        option = next((flag for kind, flag in KNOWLEDGE_OPTIONS.items()
-                       if str(error).startswith(kind)), None)
-        raise KnowledgeError(f"{option} {error}" if option else str(error)) from None
+        raise KnowledgeError(with_option(str(error))) from None
     if interventions is not None:
         intervention_mask(interventions, columns, len(data))
     n, p = data.shape
@@ -60,14 +58,25 @@ def check_settings(frame: pd.DataFrame, interventions=None, conditions=None, **s
     announce(estimator, p, needed)
 
 
+def with_option(text: str) -> str:
+    """A message about prior knowledge with its option in front: ``tiers tiers.csv: ...``
+    becomes ``--tiers tiers.csv: ...`` and ``forbidden edges: ...`` ``--forbid forbidden edges:
+    ...`` (the tiers' messages start with the word the option replaces)."""
+    for kind, option in KNOWLEDGE_OPTIONS.items():
+        if text.startswith(kind):
+            return option + text[len(kind):] if kind == "tiers" else f"{option} {text}"
+    return text
+
+
 def announce(estimator, p: int, needed: int) -> None:
     """Print the memory of a fit of more than ``LARGE_P`` variables, and the time of one
-    estimated (``prodag.resources.fit_seconds``) to take over ``ANNOUNCED_SECONDS``, with
-    the options that shorten it."""
+    estimated (``prodag.resources.fit_seconds`` and ``refine_seconds``) to take over
+    ``ANNOUNCED_SECONDS``, with the options that shorten it."""
     from prodag.config.spec import resolve
     from prodag.procedure import n_fits
     from prodag.resources import (ANNOUNCED_SECONDS, TYPICAL_EPOCHS, fit_seconds, format_bytes,
-                                  format_duration)
+                                  format_duration, refine_seconds)
+    from prodag.sampling import REFINED_DRAWS
 
     if p > LARGE_P:
         typer.echo(f"{p} variables: a large fit; it needs about {format_bytes(needed)} of "
@@ -76,17 +85,24 @@ def announce(estimator, p: int, needed: int) -> None:
     training, split = spec.training, spec.split
     fits = n_fits(spec, split)
     n_samples = spec.optimiser.n_samples
-    seconds = fit_seconds(p, n_samples, fits, estimator.max_epochs, training.steps_per_epoch)
-    if seconds > ANNOUNCED_SECONDS:
+    fitting = fit_seconds(p, n_samples, fits, estimator.max_epochs, training.steps_per_epoch)
+    refining = refine_seconds(p, REFINED_DRAWS, spec.refine_steps)
+    if fitting + refining > ANNOUNCED_SECONDS:
         path = "" if estimator.lam != "auto" else \
             f"--lam with a number (one radius instead of a path of {training.n_lambdas}), "
         epochs = min(estimator.max_epochs, TYPICAL_EPOCHS)
-        typer.echo(f"This fit may take {format_duration(seconds)} (a rough estimate: {fits} "
-                   f"fits of about {epochs} epochs of {training.steps_per_epoch} steps, each "
-                   f"step projecting {n_samples} sampled {p} x {p} matrices onto "
-                   "DAGs; it depends on the machine and on when each fit stops early). "
-                   f"Shorter: {path}fewer --chains, --restarts, --n-samples or --max-epochs. "
-                   "The progress bar shows each stage.")
+        refinement, fewer_steps = "", ""
+        if refining > ANNOUNCED_SECONDS / 10:
+            refinement = (f"; then {spec.refine_steps} refinement steps moving "
+                          f"{REFINED_DRAWS} draws, {format_duration(refining)} of it")
+            fewer_steps = "fewer --refine-steps (0: none), "
+        typer.echo(f"This fit may take {format_duration(fitting + refining)} (a rough "
+                   f"estimate: {fits} fits of about {epochs} epochs of "
+                   f"{training.steps_per_epoch} steps, each step projecting {n_samples} "
+                   f"sampled {p} x {p} matrices onto DAGs{refinement}; it depends on the "
+                   "machine and on when each fit stops early). "
+                   f"Shorter: {fewer_steps}{path}fewer --chains, --restarts, --n-samples or "
+                   "--max-epochs. The progress bar shows each stage.")
 
 
 def fit_posterior(frame: pd.DataFrame, interventions=None, conditions=None, **settings):

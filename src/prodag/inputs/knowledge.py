@@ -15,11 +15,14 @@ edge against the tiers, a cycle of required edges) raise ``KnowledgeError`` nami
 The projection enforces the knowledge exactly in every sample (``prodag.project``'s
 ``allowed`` and ``required`` masks): forbidden entries are zero before the order search, every
 order searched keeps the required edges forward, and required weights are neither shrunk by
-the ℓ1 step nor pruned.
+the ℓ1 step nor pruned. So a fixed radius bounds the other weights only, a looser bound than
+the same radius without the requirement: ``warn_fixed_radius`` says so.
 """
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,10 +31,15 @@ import numpy as np
 import pandas as pd
 
 Edge = tuple[int, int]
+GUIDE = "docs/guide/knowledge.md#required-edges-and-a-fixed-radius"
 
 
 class KnowledgeError(ValueError):
     """The prior knowledge is malformed or contradicts itself."""
+
+
+class KnowledgeWarning(UserWarning):
+    """The knowledge is consistent, but combined with a setting it does more than it says."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +147,27 @@ class Knowledge:
             raise KnowledgeError(f"the required edges contain a cycle: {listed(cycle)}")
 
 
+def warn_fixed_radius(knowledge: Knowledge | None, lam, columns: Sequence[str]) -> bool:
+    """Warn (``KnowledgeWarning``) when required edges meet a fixed, finite radius ``lam``,
+    and say whether it did. Required weights lie outside the ℓ1 ball, so ``lam`` bounds the
+    other weights only: the budget a required edge used without the requirement goes to the
+    others, and an edge the radius kept out can come in (``GUIDE``). ``lam="auto"`` builds
+    its λ grid from the other weights, and ``lam=inf`` has no ball: neither is warned of."""
+    if knowledge is None or not knowledge.required or isinstance(lam, str) or math.isinf(lam):
+        return False
+    names = [str(c) for c in columns]
+    edges = ", ".join(f"{names[j]} -> {names[k]}" for j, k in knowledge.required[:4])
+    more = f" and {len(knowledge.required) - 4} more" if len(knowledge.required) > 4 else ""
+    warnings.warn(
+        f"lam={lam:g} is a fixed radius, and the required edge(s) {edges}{more} lie outside "
+        "its l1 ball: it bounds the other weights only, which gain the share of it the "
+        "required edges would have used, so edges the radius kept out can come in (a "
+        "larger radius in effect). Let lam='auto' choose the radius with the knowledge "
+        "(prodag fit --lam auto), or lower lam by about the required weights' total size. "
+        f"See {GUIDE}.", KnowledgeWarning, stacklevel=4)
+    return True
+
+
 def _a_cycle(edges: Sequence[Edge]) -> list[Edge]:
     import networkx as nx
 
@@ -199,36 +228,61 @@ def _edges(kind: str, edges, names: list[str]) -> tuple[Edge, ...]:
 
 
 def _tiers(tiers, names: list[str]) -> tuple[tuple[int, ...], ...]:
-    """``tiers`` (groups of names or indices, or a CSV path with columns variable, tier) as
-    groups of indices; a variable in two tiers is an error."""
+    """``tiers`` (groups of names or indices, or a table or CSV path with columns variable and
+    tier) as groups of indices, earliest first. Errors start with ``tiers`` and the file's
+    path, and name a tier as given: by the table's own labels (``tiers 0 and 1``), or by its
+    place in the list (``tiers[0]``); a variable in two tiers is one of them."""
     if tiers is None:
         return ()
+    source = "tiers"
     if isinstance(tiers, (str, Path)):
+        source = f"tiers {tiers}"
         tiers = _read_table(Path(tiers), "tiers", "variable,tier")
     if isinstance(tiers, pd.DataFrame):
-        columns = {str(c).strip().lower(): c for c in tiers.columns}
-        if not {"variable", "tier"} <= set(columns):
-            raise KnowledgeError("tiers: the table needs the columns variable and tier "
-                                 f"(an integer, earlier tiers first); it has "
-                                 f"{', '.join(map(str, tiers.columns))}")
-        try:
-            rank = pd.to_numeric(tiers[columns["tier"]], errors="raise")
-        except (ValueError, TypeError):
-            raise KnowledgeError("tiers: the tier column must hold integers") from None
-        frame = pd.DataFrame({"variable": tiers[columns["variable"]], "tier": rank})
-        tiers = [list(group["variable"]) for _, group in frame.groupby("tier", sort=True)]
-    if isinstance(tiers, str) or not all(
-            isinstance(group, (list, tuple, set, frozenset)) for group in tiers):
+        labelled = _labelled_groups(tiers, source)
+    elif all(isinstance(group, (list, tuple, set, frozenset)) for group in tiers):
+        labelled = [(f"[{number}]", group) for number, group in enumerate(tiers)]
+    else:
         raise KnowledgeError("tiers must be an ordered list of groups of variables, e.g. "
                              "[['age', 'sex'], ['smoking'], ['cancer']]")
-    seen: dict[int, int] = {}
+
+    def where(label: str) -> str:
+        return f"tiers{label}" if label.startswith("[") else f"{source}, tier {label}"
+
+    seen: dict[int, str] = {}
     groups = []
-    for number, group in enumerate(tiers):
-        indices = sorted({_index(v, names, f"tier {number + 1}") for v in group})
+    for label, group in labelled:
+        indices = sorted({_index(v, names, where(label)) for v in group})
         for v in indices:
             if v in seen:
-                raise KnowledgeError(f"variable {names[v]} is in tiers {seen[v] + 1} and "
-                                     f"{number + 1}")
-            seen[v] = number
+                both = (f"tiers{seen[v]} and tiers{label}" if label.startswith("[")
+                        else f"tiers {seen[v]} and {label}")
+                raise KnowledgeError(f"{source}: variable {names[v]!r} is in {both}; list "
+                                     "each variable once, in its one tier")
+            seen[v] = label
         groups.append(tuple(indices))
     return tuple(groups)
+
+
+def _labelled_groups(table: pd.DataFrame, source: str) -> list[tuple[str, list]]:
+    """The ``(label, variables)`` of each tier of ``table`` (columns variable and tier, any
+    case), earliest tier first; a label is the tier as the table writes it."""
+    columns = {str(c).strip().lower(): c for c in table.columns}
+    if not {"variable", "tier"} <= set(columns):
+        raise KnowledgeError(f"{source}: the table needs the columns variable and tier (an "
+                             "integer, earlier tiers first); it has "
+                             f"{', '.join(map(str, table.columns))}")
+    labels = table[columns["tier"]]
+    rank = pd.to_numeric(labels, errors="coerce")
+    bad = [row for row, value in enumerate(rank)
+           if not (np.isfinite(value) and float(value).is_integer())]
+    if bad:
+        value = labels.iloc[bad[0]]
+        raise KnowledgeError(f"{source}: the tier column must hold integers (earlier tiers "
+                             f"first); row {bad[0]} (counted from 0, the header not counted) "
+                             f"has {'no tier' if pd.isna(value) else repr(value)}")
+    frame = pd.DataFrame({"variable": table[columns["variable"]].to_numpy(),
+                          "label": labels.astype(str).str.strip().to_numpy(),
+                          "rank": rank.to_numpy()})
+    return [(str(group["label"].iloc[0]), list(group["variable"]))
+            for _, group in frame.groupby("rank", sort=True)]

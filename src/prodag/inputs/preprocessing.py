@@ -112,3 +112,28 @@ def warn_column_scales(data: np.ndarray, names: list[str],
         "units, standardise them (standardize=True with noise_variance='estimate'; prodag fit "
         "--standardize --noise-variance estimate).", ColumnScaleWarning, stacklevel=3)
     return [names[k] for k in off]
+
+
+def check_own_units(Z: np.ndarray, names: list[str], largest: float) -> None:
+    """Refuse ``Z (n, p)``, the data in their own units (a fixed noise variance divides them by
+    nothing), when its sum of squares reaches ``largest``, the fit's largest number (float32's
+    3.4e38 unless JAX has x64 enabled): it is the likelihood's sum of squared residuals of the
+    empty graph, and would be infinite, as would every fit's objective. Names the columns that
+    hold at least 1% of it. A named noise model divides by a common scale first, so it never
+    meets this."""
+    from prodag.inputs.validation import DataError
+
+    with np.errstate(over="ignore"):
+        squares = np.square(Z).sum(axis=0)
+        total = squares.sum()
+    if total < largest:
+        return
+    large = np.flatnonzero(~(squares < total / 100))
+    shown = ", ".join(repr(names[k]) for k in large[:8]) + (
+        f" and {large.size - 8} more" if large.size > 8 else "")
+    raise DataError(
+        "With a fixed noise variance the fit works in the data's own units, and the data are "
+        f"too large for its arithmetic: their sum of squares, mostly from column(s) {shown}, "
+        f"reaches {total:.3g}, past its largest number {largest:.3g}. Rescale the data by a "
+        "power of ten (and the noise variance by its square), or learn the noise variance on "
+        "a common scale (noise_variance='equal'; prodag fit --noise-variance equal).")

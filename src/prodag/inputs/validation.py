@@ -42,7 +42,7 @@ def _format_names(names: Sequence[object]) -> str:
     return f"{shown} and {hidden} more" if hidden > 0 else shown
 
 
-def check_data(X, *, min_rows: int = 2) -> tuple[np.ndarray, list[str]]:
+def check_data(X, *, min_rows: int = 2, bounded: bool = True) -> tuple[np.ndarray, list[str]]:
     """Validate a data table and return it as a float64 array with its column names.
 
     Parameters
@@ -51,6 +51,9 @@ def check_data(X, *, min_rows: int = 2) -> tuple[np.ndarray, list[str]]:
         One row per observation, one column per variable. Boolean columns count as 0/1.
     min_rows : int
         The fewest rows accepted (at least 2; ``ProDAG.fit`` asks ``MIN_FIT_ROWS``).
+    bounded : bool
+        Refuse columns too large to compute with (``check_magnitude``); ``False`` for data
+        about to be log-transformed, which brings any finite positive value into range.
 
     Returns
     -------
@@ -64,8 +67,8 @@ def check_data(X, *, min_rows: int = 2) -> tuple[np.ndarray, list[str]]:
     ------
     DataError
         If the table is not 2-D, has fewer than ``min_rows`` rows or fewer than 2 variables,
-        has duplicate column names, non-numeric columns, NaN or infinite values, or constant
-        columns.
+        has duplicate column names, non-numeric columns, NaN or infinite values, columns
+        whose squares overflow (with ``bounded``), or constant columns.
     """
     min_rows = check_integer("min_rows", min_rows, minimum=2)
     if isinstance(X, pd.DataFrame):
@@ -79,6 +82,8 @@ def check_data(X, *, min_rows: int = 2) -> tuple[np.ndarray, list[str]]:
         names = [f"x{j}" for j in range(array.shape[1])]
         data = _numeric_array(array, names)
     _check_finite(data, names)
+    if bounded:
+        check_magnitude(data, names)
     _check_not_constant(data, names)
     return np.ascontiguousarray(data), names
 
@@ -244,6 +249,29 @@ def _check_finite(data: np.ndarray, names: list[str]) -> None:
                     f"{len(bad_rows)} row(s) (0-based row indices {rows_shown}) and column(s) "
                     f"{_format_names(bad_columns)}. Impute the missing values or drop those "
                     "rows (e.g. DataFrame.dropna()) before fitting.")
+
+
+def check_magnitude(data: np.ndarray, names: list[str]) -> None:
+    """Refuse the columns of the finite ``data (n, p)`` whose sum of squares overflows float64
+    (beyond about 1.8e308: values near ``1e154`` with 100 rows, or one value near ``1e300``).
+    Every fit starts from the columns' variances and cross-products, which are then infinite
+    or NaN; below the bound every one of them is finite (a cross-product is at most the root
+    of the two sums of squares)."""
+    with np.errstate(over="ignore"):
+        squares = np.square(data).sum(axis=0)
+    huge = np.flatnonzero(~np.isfinite(squares))
+    if huge.size == 0:
+        return
+    largest = np.abs(data[:, huge]).max(axis=0)
+    powers = [f"{names[j]!r} by 1e{int(np.floor(np.log10(value)))}"
+              for j, value in zip(huge[:_MAX_NAMES_SHOWN], largest)]
+    raise DataError(f"{len(huge)} column(s) hold values too large to compute with: "
+                    f"{_format_names([names[j] for j in huge])} (up to "
+                    f"{largest.max():.3g} in magnitude). The sum of their squares overflows "
+                    f"float64 (largest number {np.finfo(np.float64).max:.3g}), so their "
+                    "variance, which every fit needs, is infinite (standardising would divide "
+                    "by it too). Rescale them before fitting: divide each by a power of ten, "
+                    f"e.g. {', '.join(powers)} (their unit only changes).")
 
 
 def _check_not_constant(data: np.ndarray, names: list[str]) -> None:
