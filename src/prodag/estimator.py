@@ -27,7 +27,7 @@ from prodag.config.protocol import ParameterProtocol
 from prodag.config.spec import resolve
 from prodag.inference import fitting, refinement
 from prodag.inference.draws import edge_graph
-from prodag.inputs import interventions as interventions_module, validation
+from prodag.inputs import candidates, interventions as interventions_module, validation
 from prodag.inputs.checks import check_integer, check_probability, check_seed
 from prodag.inputs.units import column_sd, in_units
 from prodag.io import persistence
@@ -117,6 +117,9 @@ class ProDAG(ParameterProtocol):
         takes them in a random order, with replacement beyond their number), and acceptance.
     columns_, n_features_in_, knowledge_ : list of str, int, Knowledge or None
         The variables' names, their number ``p``, and the checked prior knowledge.
+    candidate_parents_ : ndarray (p, p) of bool or None
+        ``[j, k]``: ``j`` is a candidate parent of ``k`` (``TrainingOptions.candidate_parents``);
+        no sample has an edge outside it. None: every variable was a candidate parent.
     spec_ : prodag.config.spec.FitSpec
         Every setting of the fit, resolved once (model, optimiser, noise model, starts).
     history_, objective_ : ndarray, float
@@ -163,7 +166,12 @@ class ProDAG(ParameterProtocol):
                                          prepared.conditions, prepared.condition_means,
                                          prepared.knowledge, prepared.seed)
         self.n_features_in_, self.intervention_kind_ = len(prepared.columns), intervention_kind
-        spec = self.spec_ = resolve(self, prepared.knowledge, self.n_features_in_)
+        screened = candidates.restrict(
+            prepared.knowledge, prepared.Z, prepared.observed,
+            parameters.training_options(self).candidate_parents, self.n_features_in_)
+        self.candidate_parents_ = (None if screened is None or screened.candidates is None
+                                   else candidates.as_mask(screened.candidates))
+        spec = self.spec_ = resolve(self, screened, self.n_features_in_)
         with Progress(None, self.progress) as progress:
             progress.stage("data starts (order search)")
             the_plan = procedure.plan(spec, prepared)

@@ -83,6 +83,12 @@ RefineStepsOption = Annotated[Optional[int], typer.Option(
     help="Metropolis steps that move 1000 draws of the fitted posterior towards the "
          "model's own posterior (0: none); about twice the fit's time at 2000 steps "
          "and 20 variables. With --bootstrap, each draw towards its chain's resample.")]
+CandidateParentsOption = Annotated[str, typer.Option(
+    "--candidate-parents", metavar="auto|none|K",
+    help="Restrict each variable's parents to K candidates screened from the data (its "
+         "first K neighbours on the lasso path, made symmetric): the posterior is the "
+         "model's on that support. 'auto': K = 10 from 50 variables on, no screen below; "
+         "'none': every variable may parent every other.")]
 Sampler = choices("Sampler", ("mixture", "smc"))
 SamplerOption = Annotated[Sampler, typer.Option(
     help="The posterior: 'mixture' (the fits' pooled mixture, refined with --refine-steps) "
@@ -170,7 +176,7 @@ DATA, MODEL, FITTING, KNOWLEDGE, OUTPUT = PANELS
 PANEL_OPTIONS = {
     DATA: [StandardizeOption, InterventionsOption, InterventionKindOption, ConditionsOption],
     MODEL: [SemOption, NoiseVarianceOption, LikelihoodOption, HiddenUnitsOption, BiasOption,
-            ProjectionOption, PruneOption],
+            ProjectionOption, PruneOption, CandidateParentsOption],
     FITTING: [LamOption, SelectByOption, RestartsOption, ChainsOption, BootstrapOption,
               RefineStepsOption, SamplerOption, NSamplesOption, MaxEpochsOption,
               FitSeedOption],
@@ -219,6 +225,18 @@ def parse_lam(text: str) -> float | str:
     except ValueError as error:
         reason = str(error) if lam > 0 else "it must be positive (the l1-ball radius)"
         raise ValueError(f"--lam {text}: {reason}") from None
+
+
+def parse_candidate_parents(text: str) -> int | str | None:
+    """The ``--candidate-parents`` text as ``TrainingOptions(candidate_parents=...)`` takes
+    it: ``"auto"``, ``"none"`` → None, else a positive whole number."""
+    value = text.strip().lower()
+    if value in ("auto", "none"):
+        return None if value == "none" else value
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"--candidate-parents must be 'auto', 'none' or a positive whole "
+                         f"number of candidate parents, got {text!r}")
+    return int(value)
 
 
 def lam_text(lam: float | str) -> str:

@@ -76,6 +76,11 @@ class TrainingOptions:
     sampler : {"mixture", "smc"}
         The posterior: the fits' mixture (see refine_steps) or tempered SMC
         (``prodag.inference.smc``).
+    candidate_parents : "auto", int or None
+        Restrict each variable's parents to ``K`` candidates screened from the data (its
+        first ``K`` neighbours on the lasso path, made symmetric; ``prodag.inputs.candidates``):
+        the posterior is then the model's restricted to that support. ``"auto"``: ``K = 10``
+        from 50 variables on, no screen below; None: no screen.
     """
 
     patience: int = 5
@@ -89,6 +94,7 @@ class TrainingOptions:
     n_restarts: int | None = None
     refine_steps: int | None = None
     sampler: str = "mixture"
+    candidate_parents: int | str | None = "auto"
 
     def __post_init__(self):
         check_fields(self)
@@ -247,12 +253,20 @@ def rules() -> dict[str, Callable]:
         "refine_steps": _optional(lambda value: check_integer("refine_steps", value,
                                                               minimum=0)),
         "sampler": choice("sampler", ("mixture", "smc")),
+        "candidate_parents": _candidate_parents,
         # NetworkOptions
         "hidden_units": integer("hidden_units"), "hidden_layers": integer("hidden_layers"),
         "activation": choice("activation", tuple(ACTIVATIONS)), "bias": _boolean("bias"),
         # fit(...)
         "intervention_kind": choice("intervention_kind", INTERVENTION_KINDS),
     }
+
+
+def _candidate_parents(value):
+    """``"auto"``, None or a positive number of candidate parents."""
+    if value == "auto" or value is None:
+        return value
+    return check_integer("candidate_parents", value, minimum=1)
 
 
 def check_fields(options) -> None:

@@ -64,6 +64,10 @@ class Knowledge:
     required: tuple[Edge, ...] = ()
     tiers: tuple[tuple[int, ...], ...] = ()
     forbid_within_tiers: bool = False
+    candidates: tuple[tuple[int, ...], ...] | None = None
+    """Each variable's candidate parents (``prodag.inputs.candidates``), or None: any
+    variable may parent any other. Not prior knowledge but the fit's screen of the data; an
+    edge outside it is treated as forbidden."""
 
     @classmethod
     def create(cls, columns: Sequence[str], forbidden=None, required=None, tiers=None,
@@ -99,9 +103,15 @@ class Knowledge:
         return both & later
 
     def forbidden_mask(self) -> np.ndarray:
-        """``(p, p)`` bool: every edge no sample may contain (given, or against the tiers)."""
+        """``(p, p)`` bool: every edge no sample may contain (given, against the tiers, or
+        outside the candidate parents)."""
         mask = self.against_tiers()
         mask[tuple(np.array(self.forbidden, dtype=int).reshape(-1, 2).T)] = True
+        if self.candidates is not None:
+            for child, parents in enumerate(self.candidates):
+                outside = np.ones(self.p, dtype=bool)
+                outside[list(parents)] = False
+                mask[:, child] |= outside
         return mask
 
     def allowed_mask(self) -> np.ndarray:

@@ -21,6 +21,7 @@ from prodag.config.parameters import GROUPS, as_dict
 from prodag.config.spec import resolve, resolved_noise_model, with_knowledge
 from prodag.inference import Params
 from prodag.inference.refinement import KINDS, MOVES, Refined
+from prodag.inputs import candidates
 from prodag.inputs.knowledge import Tiers
 from prodag.inputs.preprocessing import learns_noise, on_common_scale
 from prodag.io import metadata_checks, upgrades
@@ -92,6 +93,8 @@ def save(estimator, path) -> None:
         payload["arrays/condition_means_"] = np.asarray(estimator.condition_means_)
     if estimator.refined_ is not None:
         payload.update(refined_to_arrays(estimator.refined_))
+    if estimator.candidate_parents_ is not None:
+        payload["arrays/candidate_parents_"] = np.asarray(estimator.candidate_parents_)
     payload["metadata"] = np.asarray(json.dumps(metadata))
     with open(path, "wb") as handle:
         np.savez_compressed(handle, **payload)
@@ -140,7 +143,9 @@ def load(cls, path):
     estimator.components_, estimator.params_ = components, components[0]
     check.that(fitted["component_lams_"][0] == lam, "'component_lams_' must start with 'lam_'")
     estimator.knowledge_ = _knowledge(estimator, columns, check)
-    estimator.spec_ = with_knowledge(estimator.spec_, estimator.knowledge_)
+    estimator.candidate_parents_ = _candidate_parents(arrays, estimator.knowledge_, p, check)
+    estimator.spec_ = with_knowledge(estimator.spec_, candidates.with_mask(
+        estimator.knowledge_, estimator.candidate_parents_, p))
     estimator.conditions_, estimator.condition_means_ = _conditions(
         metadata["conditions_"], arrays, p, check)
     for name, value in fitted.items():
@@ -205,6 +210,20 @@ def _knowledge(estimator, columns: list[str], check: Checker):
         check.fail(f"its prior knowledge is invalid ({error})")
 
 
+def _candidate_parents(arrays: dict, knowledge, p: int, check: Checker) -> np.ndarray | None:
+    """The saved candidate parents ``(p, p)`` bool (None when the fit screened none): no
+    self-loop, every required edge among them."""
+    mask = arrays.get("candidate_parents_")
+    if mask is None:
+        return None
+    check.that(mask.shape == (p, p) and mask.dtype == bool and not mask.diagonal().any(),
+               f"'candidate_parents_' must be a ({p}, {p}) boolean mask with no self-loop, "
+               f"got {mask.dtype} {mask.shape}")
+    check.that(knowledge is None or bool(np.all(mask[knowledge.required_mask()])),
+               "'candidate_parents_' must hold every required edge")
+    return mask
+
+
 def _components(arrays: dict, estimator, p: int, k: int, check: Checker) -> list[Params]:
     """The ``k`` mixture components ``params/<i>/...``, each checked against the SEM's weight
     shapes for ``p``; nothing else may start with ``params/``."""
@@ -263,7 +282,7 @@ def _refined(arrays: dict, estimator, p: int, check: Checker) -> Refined | None:
 
 
 def _fitted_arrays(arrays: dict, estimator, p: int, check: Checker) -> dict[str, np.ndarray]:
-    extra = (set(arrays) - set(FITTED_ARRAYS) - {"condition_means_"}
+    extra = (set(arrays) - set(FITTED_ARRAYS) - {"condition_means_", "candidate_parents_"}
              - {n for n in arrays if n.startswith(("params/", "refined/"))})
     check.that(not extra, f"it has unexpected arrays {sorted(extra)}")
     history = arrays.get("history_", np.zeros((0, 0)))

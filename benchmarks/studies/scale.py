@@ -1,0 +1,112 @@
+"""How a default linear fit scales with p: seconds, peak memory, the four metrics and the share
+of draws that are DAGs, on the suite's simulator (ER, s = 2p edges), each fit in a fresh
+process (so its seconds include compiling, as a user's first fit does, and its peak resident
+memory is its own).
+
+    PYTHONPATH=src python -m benchmarks.studies.scale --p 100 --n 100 --datasets 0 1 2
+    PYTHONPATH=src python -m benchmarks.studies.scale --p 100 --datasets 0 1 2 \\
+        --option candidate_parents=None --tag dense
+
+``--option name=value`` changes one estimator setting (``prodag.config.parameters.nest``
+names). Prints a row per fit and the mean of each setting, and writes
+``benchmarks/results/scale_p<p>_n<n>[_tag].json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import resource
+import statistics
+import time
+import warnings
+
+from .. import RESULTS_DIR
+from ..suite.synthetic import parse_options
+
+METRICS = ("brier", "eshd", "ef1", "auroc")
+DRAWS = 1000
+
+
+def one_fit(p: int, n: int, dataset: int, seed: int, options: dict) -> dict:
+    """A default fit of dataset ``dataset`` (``simulate.dataset(p, 2p, n, seed=dataset)``)
+    with seed ``seed``, scored on ``DRAWS`` draws (run in a fresh process)."""
+    import numpy as np
+
+    from prodag import ProDAG, metrics, simulate
+    from prodag.config.parameters import nest
+    from prodag.graph import is_dag
+
+    data = simulate.dataset(p, 2 * p, n, seed=dataset)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        began = time.perf_counter()
+        estimator = ProDAG(seed=seed, progress=False, **nest(options)).fit(data.X)
+        seconds = time.perf_counter() - began
+    draws = estimator.sample(DRAWS, seed=0)
+    scores = metrics.evaluate(data.adjacency, draws)
+    support = estimator.candidate_parents_
+    truth = data.adjacency != 0
+    return {"dataset": dataset, "seed": seed, "seconds": seconds,
+            "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20,
+            "dag_share": float(np.mean(is_dag(draws != 0))), "lam": estimator.lam_,
+            "expected_edges": float(estimator.edge_probabilities().sum()),
+            "true_edges": int(truth.sum()),
+            "true_edges_in_support": int(truth.sum() if support is None
+                                         else (truth & support).sum()),
+            "support_size": None if support is None else int(support.sum()),
+            "stages_s": estimator.fit_seconds_,
+            **{k: float(scores[k]) for k in METRICS}}
+
+
+def _child(queue, *args) -> None:
+    queue.put(one_fit(*args))
+
+
+def in_fresh_process(*args) -> dict:
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    process = context.Process(target=_child, args=(queue, *args))
+    process.start()
+    row = queue.get()
+    process.join()
+    return row
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--p", type=int, default=100)
+    parser.add_argument("--n", type=int, default=100)
+    parser.add_argument("--datasets", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
+    parser.add_argument("--option", action="append", default=[],
+                        help="an estimator setting, name=value (repeatable)")
+    parser.add_argument("--tag", default="")
+    args = parser.parse_args(argv)
+    options = parse_options(args.option)
+    rows = []
+    for dataset in args.datasets:
+        for seed in args.seeds:
+            row = in_fresh_process(args.p, args.n, dataset, seed, options)
+            rows.append(row)
+            print(f"p {args.p} n {args.n} dataset {dataset} seed {seed}: {row['seconds']:7.1f} s"
+                  f"  peak {row['peak_rss_gb']:.2f} GB  Brier {row['brier']:7.2f}"
+                  f"  E-SHD {row['eshd']:7.2f}  E-F1 {row['ef1']:5.1f}  AUROC {row['auroc']:5.1f}"
+                  f"  DAGs {row['dag_share']:.3f}  λ {row['lam']:.1f}"
+                  f"  E[edges] {row['expected_edges']:.0f}/{row['true_edges']}"
+                  f" (support holds {row['true_edges_in_support']})  load "
+                  f"{os.getloadavg()[0]:.2f}", flush=True)
+    mean = {k: statistics.mean(row[k] for row in rows)
+            for k in (*METRICS, "seconds", "peak_rss_gb", "dag_share")}
+    print("mean: " + "  ".join(f"{k} {v:.2f}" for k, v in mean.items()))
+    name = f"scale_p{args.p}_n{args.n}" + (f"_{args.tag}" if args.tag else "")
+    out = RESULTS_DIR / f"{name}.json"
+    out.write_text(json.dumps({"p": args.p, "n": args.n, "options": options, "mean": mean,
+                               "rows": rows}, indent=1) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
