@@ -1,11 +1,13 @@
 """How a default linear fit scales with p: seconds, peak memory, the four metrics and the share
-of draws that are DAGs, on the suite's simulator (ER, s = 2p edges), each fit in a fresh
-process (so its seconds include compiling, as a user's first fit does, and its peak resident
-memory is its own).
+of draws that are DAGs, on the suite's simulator (ER, s = 2p edges) or on the MUNIN1 graph
+with random weights (``--munin``, p = 186, as ``benchmarks.suite.munin`` draws it), each fit in
+a fresh process (so its seconds include compiling, as a user's first fit does, and its peak
+resident memory is its own).
 
     PYTHONPATH=src python -m benchmarks.studies.scale --p 100 --n 100 --datasets 0 1 2
     PYTHONPATH=src python -m benchmarks.studies.scale --p 100 --datasets 0 1 2 \\
         --option candidate_parents=None --tag dense
+    PYTHONPATH=src python -m benchmarks.studies.scale --munin --datasets 0
 
 ``--option name=value`` changes one estimator setting (``prodag.config.parameters.nest``
 names). Prints a row per fit and the mean of each setting, and writes
@@ -31,15 +33,18 @@ DRAWS = 1000
 
 
 def one_fit(p: int, n: int, dataset: int, seed: int, options: dict) -> dict:
-    """A default fit of dataset ``dataset`` (``simulate.dataset(p, 2p, n, seed=dataset)``)
-    with seed ``seed``, scored on ``DRAWS`` draws (run in a fresh process)."""
+    """A default fit of dataset ``dataset`` (``simulate.dataset(p, 2p, n, seed=dataset)``, or
+    for ``p = "munin"`` the MUNIN1 graph's ``simulate.semi_synthetic``) with seed ``seed``,
+    scored on ``DRAWS`` draws (run in a fresh process)."""
     import numpy as np
 
-    from prodag import ProDAG, metrics, simulate
+    from prodag import ProDAG, datasets, metrics, simulate
     from prodag.config.parameters import nest
     from prodag.graph import is_dag
 
-    data = simulate.dataset(p, 2 * p, n, seed=dataset)
+    data = (simulate.dataset(p, 2 * p, n, seed=dataset) if p != "munin" else
+            simulate.semi_synthetic(np.asarray(datasets.load_munin1().graph), n,
+                                    sem="linear", noise="gaussian", seed=dataset))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         began = time.perf_counter()
@@ -49,6 +54,12 @@ def one_fit(p: int, n: int, dataset: int, seed: int, options: dict) -> dict:
     scores = metrics.evaluate(data.adjacency, draws)
     support = estimator.candidate_parents_
     truth = data.adjacency != 0
+    edges = draws != 0
+    # the expected SHD's parts: edges with no true edge between the pair either way, true
+    # edges absent both ways, true edges present reversed only
+    extra = (edges & ~truth & ~truth.T).sum(axis=(1, 2))
+    missing = (truth & ~edges & ~np.swapaxes(edges, 1, 2)).sum(axis=(1, 2))
+    reversed_ = (truth & ~edges & np.swapaxes(edges, 1, 2)).sum(axis=(1, 2))
     return {"dataset": dataset, "seed": seed, "seconds": seconds,
             "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20,
             "dag_share": float(np.mean(is_dag(draws != 0))), "lam": estimator.lam_,
@@ -57,6 +68,8 @@ def one_fit(p: int, n: int, dataset: int, seed: int, options: dict) -> dict:
             "true_edges_in_support": int(truth.sum() if support is None
                                          else (truth & support).sum()),
             "support_size": None if support is None else int(support.sum()),
+            "expected_extra": float(extra.mean()), "expected_missing": float(missing.mean()),
+            "expected_reversed": float(reversed_.mean()),
             "stages_s": estimator.fit_seconds_,
             **{k: float(scores[k]) for k in METRICS}}
 
@@ -78,6 +91,8 @@ def in_fresh_process(*args) -> dict:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--p", type=int, default=100)
+    parser.add_argument("--munin", action="store_true",
+                        help="the MUNIN1 graph (p = 186) with random weights instead")
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--datasets", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
@@ -86,24 +101,28 @@ def main(argv=None) -> None:
     parser.add_argument("--tag", default="")
     args = parser.parse_args(argv)
     options = parse_options(args.option)
+    graph = "munin" if args.munin else args.p
     rows = []
     for dataset in args.datasets:
         for seed in args.seeds:
-            row = in_fresh_process(args.p, args.n, dataset, seed, options)
+            row = in_fresh_process(graph, args.n, dataset, seed, options)
             rows.append(row)
-            print(f"p {args.p} n {args.n} dataset {dataset} seed {seed}: {row['seconds']:7.1f} s"
+            print(f"p {graph} n {args.n} dataset {dataset} seed {seed}: {row['seconds']:7.1f} s"
                   f"  peak {row['peak_rss_gb']:.2f} GB  Brier {row['brier']:7.2f}"
                   f"  E-SHD {row['eshd']:7.2f}  E-F1 {row['ef1']:5.1f}  AUROC {row['auroc']:5.1f}"
                   f"  DAGs {row['dag_share']:.3f}  λ {row['lam']:.1f}"
                   f"  E[edges] {row['expected_edges']:.0f}/{row['true_edges']}"
-                  f" (support holds {row['true_edges_in_support']})  load "
+                  f" (support holds {row['true_edges_in_support']})  extra/missing/reversed"
+                  f" {row['expected_extra']:.0f}/{row['expected_missing']:.0f}/"
+                  f"{row['expected_reversed']:.0f}  load "
                   f"{os.getloadavg()[0]:.2f}", flush=True)
     mean = {k: statistics.mean(row[k] for row in rows)
             for k in (*METRICS, "seconds", "peak_rss_gb", "dag_share")}
     print("mean: " + "  ".join(f"{k} {v:.2f}" for k, v in mean.items()))
-    name = f"scale_p{args.p}_n{args.n}" + (f"_{args.tag}" if args.tag else "")
+    name = (f"scale_munin_n{args.n}" if args.munin else f"scale_p{args.p}_n{args.n}") + (
+        f"_{args.tag}" if args.tag else "")
     out = RESULTS_DIR / f"{name}.json"
-    out.write_text(json.dumps({"p": args.p, "n": args.n, "options": options, "mean": mean,
+    out.write_text(json.dumps({"p": graph, "n": args.n, "options": options, "mean": mean,
                                "rows": rows}, indent=1) + "\n")
     print(f"wrote {out}")
 
