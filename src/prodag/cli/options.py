@@ -87,7 +87,7 @@ CandidateParentsOption = Annotated[str, typer.Option(
     "--candidate-parents", metavar="auto|none|K",
     help="Restrict each variable's parents to K candidates screened from the data (its "
          "first K neighbours on the lasso path, made symmetric): the posterior is the "
-         "model's on that support. 'auto': K = 10 from 50 variables on, no screen below; "
+         "model's on that support. 'auto': K = 16 from 100 variables on, no screen below; "
          "'none': every variable may parent every other.")]
 Sampler = choices("Sampler", ("mixture", "smc"))
 SamplerOption = Annotated[Sampler, typer.Option(

@@ -79,8 +79,8 @@ class TrainingOptions:
     candidate_parents : "auto", int or None
         Restrict each variable's parents to ``K`` candidates screened from the data (its
         first ``K`` neighbours on the lasso path, made symmetric; ``prodag.inputs.candidates``):
-        the posterior is then the model's restricted to that support. ``"auto"``: ``K = 10``
-        from 50 variables on, no screen below; None: no screen.
+        the posterior is then the model's restricted to that support. ``"auto"``: ``K = 16``
+        from 100 variables on, no screen below; None: no screen.
     """
 
     patience: int = 5

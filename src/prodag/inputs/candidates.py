@@ -11,8 +11,9 @@ whose edges lie on that support: entries outside it are zero in every sample, li
 edges (``prodag.inputs.knowledge.Knowledge.candidates``). Required edges are always
 candidates; forbidden ones never become edges.
 
-``"auto"`` screens from ``SCREEN_FROM_P`` variables on (``docs/findings.md``, the candidate
-parents' entry, chose it with ``benchmarks/studies/scale.py``); below it the dense model is fitted.
+``"auto"`` screens with ``K = CANDIDATE_PARENTS`` from ``SCREEN_FROM_P`` variables on, where
+``benchmarks/studies/scale.py`` measured it (``docs/findings.md``, 2026-11-27, "candidate
+parents"); below, the dense model is fitted.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ import numpy as np
 
 from prodag.inputs.knowledge import Knowledge
 
-CANDIDATE_PARENTS = 10
+CANDIDATE_PARENTS = 16
 """``K``: the lasso-path neighbours each variable keeps (then the set is made symmetric, so a
 variable has about ``K`` to ``2K`` candidate parents)."""
-SCREEN_FROM_P = 50
-"""``candidate_parents="auto"`` screens graphs of at least this many variables."""
+SCREEN_FROM_P = 100
+"""``candidate_parents="auto"`` screens graphs of at least this many variables (the smallest
+size the screen was measured at; nothing was measured between 20 and 100)."""
 
 
 def resolved_count(setting, p: int) -> int | None:
