@@ -18,11 +18,15 @@
   for XLA's full optimisation there (``refinement.FULLY_OPTIMISED``), which pays for itself
   over hundreds of steps of a thousand draws but not in the suite's tiny fits (at p = 3, 7 s
   to compile a default fit's refinement against 2 s with the fast flags).
-* The suite's own fits refine by at most ``AUTO_REFINE_STEPS`` default steps: below p = 20
-  the default grows to ``MAX_AUTO_REFINE_STEPS`` (6000 at p ≤ 5), about two seconds more per
-  tiny fit on two cores, which the suite's many small fits cannot carry within its five
-  minutes; the tests of that rule ask for the library's cap (``library_refinement_cap``),
-  and the command-line tests that run in a subprocess get it as it is.
+* The suite's own fits refine by at most ``SUITE_REFINE_STEPS`` default steps: below p = 20
+  the default grows to ``MAX_AUTO_REFINE_STEPS`` (6000 at p ≤ 5), and even the p = 20
+  default's 375 (``AUTO_REFINE_STEPS``) took a third of the suite's time (81 default fits,
+  about 2 s each at p = 5 on two cores, and a second compilation of the step loop for the
+  last, shorter block of 75 steps). One block of ``refinement.STEPS_PER_CALL`` (100) steps
+  still runs every default fit through the refinement, with one compilation of its loop; the
+  tests that need the refinement to converge ask for their steps themselves. The tests of
+  the rule ask for the library's cap (``library_refinement_cap``), and the command-line
+  tests that run in a subprocess get it as it is.
 """
 
 import atexit
@@ -31,6 +35,10 @@ import shutil
 import tempfile
 
 import pytest
+
+SUITE_REFINE_STEPS = 100
+"""The suite's cap on a fit's default refinement steps (module docstring): one block of
+``prodag.inference.refinement.STEPS_PER_CALL``."""
 
 FAST_COMPILE = ("--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true "
                 "--xla_cpu_use_fusion_emitters=false --xla_cpu_parallel_codegen_split_count=1")
@@ -70,14 +78,14 @@ os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 @pytest.fixture(scope="session", autouse=True)
 def library_refinement_cap():
     """The library's ``MAX_AUTO_REFINE_STEPS``, while the suite's fits use
-    ``AUTO_REFINE_STEPS`` as the cap and, on the CPU, the fast compile flags for the
+    ``SUITE_REFINE_STEPS`` as the cap and, on the CPU, the fast compile flags for the
     refinement too (module docstring)."""
     from prodag.config import spec
     from prodag.inference import refinement
 
     library = spec.MAX_AUTO_REFINE_STEPS
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(spec, "MAX_AUTO_REFINE_STEPS", spec.AUTO_REFINE_STEPS)
+        patch.setattr(spec, "MAX_AUTO_REFINE_STEPS", SUITE_REFINE_STEPS)
         if _runs_on_cpu():
             patch.setattr(refinement, "FULLY_OPTIMISED", {})
         yield library

@@ -409,6 +409,8 @@ def test_the_console_script_turns_the_compilation_cache_on_unless_told_otherwise
 
 
 def test_fit_takes_knowledge_files_and_marks_required_edges(tmp_path):
+    """The files reach the fit and the output marks the required edge. (No refinement: that
+    the refined draws keep the knowledge is test_knowledge.py's.)"""
     rng = np.random.default_rng(0)
     frame = pd.DataFrame(rng.standard_normal((120, 3)), columns=VARIABLES)
     frame["b"] += 0.8 * frame["a"]
@@ -421,8 +423,9 @@ def test_fit_takes_knowledge_files_and_marks_required_edges(tmp_path):
                                                                   index=False)
     result = invoke("fit", tmp_path / "data.csv", "--require", tmp_path / "require.csv",
                     "--forbid", tmp_path / "forbid.csv", "--tiers", tmp_path / "tiers.csv",
-                    "--lam", "2", "--max-epochs", "20", "--n-samples", "8", "--chains", "1",
-                    "--seed", "0", "--no-progress", "--out", tmp_path / "out")
+                    "--lam", "2", "--max-epochs", "10", "--n-samples", "8", "--chains", "1",
+                    "--refine-steps", "0", "--seed", "0", "--no-progress", "--out",
+                    tmp_path / "out")
     assert result.exit_code == 0, result.output
     assert "c -> a" in result.output and "(required)" in result.output
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
@@ -451,7 +454,8 @@ def test_simulated_interventions_round_trip_through_the_target_column(tmp_path):
     assert len(table) == 80 and list(table.columns)[-1] == "target"
     assert (table["target"] == "").sum() == 60 and table["target"].nunique() == 3
     result = invoke("fit", tmp_path / "data.csv", "--interventions", "target", "--lam", "2",
-                    "--max-epochs", "10", "--seed", "0", "--no-progress", "--out",
+                    "--max-epochs", "2", "--n-samples", "8", "--chains", "1",
+                    "--refine-steps", "0", "--seed", "0", "--no-progress", "--out",
                     tmp_path / "out")
     assert result.exit_code == 0, result.output
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
@@ -470,7 +474,7 @@ def test_a_data_warning_is_one_warning_line(tmp_path):
     pd.DataFrame(data.X * 1e6, columns=list("abcd")).to_csv(tmp_path / "data.csv", index=False)
     result = invoke("fit", tmp_path / "data.csv", "--out", tmp_path / "out", "--lam", 1,
                     "--noise-variance", 1, "--max-epochs", 2, "--n-samples", 4, "--n-draws", 20,
-                    "--no-progress")
+                    "--chains", 1, "--refine-steps", 0, "--no-progress")
     assert result.exit_code == 0, result.output
     lines = [line for line in result.output.splitlines() if "noise variance is fixed" in line]
     assert len(lines) == 1 and lines[0].startswith("Warning: the noise variance is fixed at 1")
@@ -478,7 +482,7 @@ def test_a_data_warning_is_one_warning_line(tmp_path):
 
 
 def test_fit_reads_the_conditions_column_as_the_api_takes_conditions(tmp_path):
-    from prodag import ProDAG
+    from prodag import ProDAG, TrainingOptions
     from prodag.metrics import edge_probabilities
 
     rng = np.random.default_rng(0)
@@ -490,13 +494,15 @@ def test_fit_reads_the_conditions_column_as_the_api_takes_conditions(tmp_path):
     frame.to_csv(tmp_path / "data.csv", index=False)
     result = invoke("fit", tmp_path / "data.csv", "--interventions", "target", "--conditions",
                     "condition", "--intervention-kind", "activity", "--lam", "2",
-                    "--max-epochs", "10", "--seed", "0", "--no-progress", "--out",
+                    "--max-epochs", "5", "--n-samples", "8", "--chains", "1",
+                    "--refine-steps", "0", "--seed", "0", "--no-progress", "--out",
                     tmp_path / "out")
     assert result.exit_code == 0, result.output
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["p"] == 2 and summary["conditions"] == ["base", "stim", "drug"]
     written = pd.read_csv(tmp_path / "out" / "edge_probabilities.csv", index_col=0)
-    api = ProDAG(lam=2.0, max_epochs=10, seed=0, progress=False).fit(
+    api = ProDAG(lam=2.0, max_epochs=5, n_samples=8, n_chains=1, seed=0, progress=False,
+                 training=TrainingOptions(refine_steps=0)).fit(
         frame[["a", "b"]], interventions=frame["target"], conditions=frame["condition"],
         intervention_kind="activity")
     np.testing.assert_allclose(written.to_numpy(), edge_probabilities(api.sample(1000)),

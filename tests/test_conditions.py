@@ -2,6 +2,8 @@
 intercept per condition and variable, and targets whose measured value is a read-out
 (``intervention_kind="activity"``)."""
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -27,6 +29,33 @@ def chain_with_conditions(seed: int = 0, n_per: int = 60):
     conditions = np.repeat(["base", "stim", "drug"], n_per)
     targets = [""] * (2 * n_per) + ["b"] * n_per
     return X, conditions, targets
+
+
+def shifted_and_scrambled():
+    """``chain_with_conditions()``'s data with the stim condition's rows shifted by
+    ``SHIFT``, and with the drug condition's intervened b replaced by other values."""
+    X, conditions, _ = chain_with_conditions()
+    shifted = X.copy()
+    shifted.loc[conditions == "stim"] += SHIFT
+    scrambled = X.copy()
+    rows = np.flatnonzero(conditions == "drug")
+    scrambled.loc[rows, "b"] = np.random.default_rng(5).standard_normal(len(rows)) * 4 + 7
+    return shifted, scrambled
+
+
+SHIFT = np.array([3.0, -2.0, 5.0])
+
+
+@functools.cache
+def fitted(data: str, seed: int = 0, kind: str | None = None) -> ProDAG:
+    """A ``FAST`` fit (with ``seed``) of ``chain_with_conditions()``'s data (``"X"``), or of
+    its ``"shifted"`` or ``"scrambled"`` version, with its conditions; with its targets too
+    where ``kind`` names the intervention kind. Shared by the tests that fit the same thing
+    (none changes a fit)."""
+    X, conditions, targets = chain_with_conditions()
+    frame = {"X": X, **dict(zip(("shifted", "scrambled"), shifted_and_scrambled()))}[data]
+    options = {} if kind is None else {"interventions": targets, "intervention_kind": kind}
+    return ProDAG(**{**FAST, "seed": seed}).fit(frame, conditions=conditions, **options)
 
 
 def test_condition_codes_from_labels_and_from_target_sets():
@@ -64,14 +93,12 @@ def test_a_shift_of_a_whole_condition_changes_nothing_with_conditions():
     Monte Carlo error and a change of seed's spread (tests/montecarlo.py); without
     conditions, the same shift changes it."""
     X, conditions, _ = chain_with_conditions()
-    shifted = X.copy()
-    shifted.loc[conditions == "stim"] += [3.0, -2.0, 5.0]
+    shifted, _ = shifted_and_scrambled()
     seen = [procedure.preprocess(ProDAG(**FAST), data, None, None, conditions).Z
             for data in (X, shifted)]
     np.testing.assert_allclose(seen[1], seen[0], rtol=0, atol=1e-12)
-    reference, other_seed, moved = (
-        ProDAG(**{**FAST, "seed": seed}).fit(data, conditions=conditions)
-        .edge_probabilities(N_DRAWS) for data, seed in ((X, 0), (X, 1), (shifted, 0)))
+    reference, other_seed, moved = (fitted(data, seed).edge_probabilities(N_DRAWS)
+                                    for data, seed in (("X", 0), ("X", 1), ("shifted", 0)))
     assert_probabilities_agree(moved, reference, N_DRAWS, seed_spread([reference, other_seed]),
                                "a condition shifted")
     pooled = [ProDAG(**FAST).fit(data).edge_probabilities() for data in (X, shifted)]
@@ -83,31 +110,25 @@ def test_activity_interventions_ignore_the_intervened_values():
     replacing it leaves the data the model sees unchanged and the posterior within Monte
     Carlo error; with kind "do" it is data, and the fit changes."""
     X, conditions, targets = chain_with_conditions()
-    scrambled = X.copy()
-    rows = np.flatnonzero(conditions == "drug")
-    scrambled.loc[rows, "b"] = np.random.default_rng(5).standard_normal(len(rows)) * 4 + 7
+    _, scrambled = shifted_and_scrambled()
     seen = [procedure.preprocess(ProDAG(**FAST), data, None, targets, conditions,
                                  "activity").Z for data in (X, scrambled)]
     np.testing.assert_allclose(seen[1], seen[0], rtol=0, atol=1e-12)
 
     def probabilities(data, kind, seed=0):
-        return (ProDAG(**{**FAST, "seed": seed})
-                .fit(data, interventions=targets, conditions=conditions, intervention_kind=kind)
-                .edge_probabilities(N_DRAWS))
+        return fitted(data, seed, kind).edge_probabilities(N_DRAWS)
 
-    reference, other_seed = probabilities(X, "activity"), probabilities(X, "activity", 1)
-    assert_probabilities_agree(probabilities(scrambled, "activity"), reference, N_DRAWS,
+    reference, other_seed = probabilities("X", "activity"), probabilities("X", "activity", 1)
+    assert_probabilities_agree(probabilities("scrambled", "activity"), reference, N_DRAWS,
                                seed_spread([reference, other_seed]), "read-outs replaced")
-    assert np.abs(probabilities(X, "do") - probabilities(scrambled, "do")).max() > 0.1
+    assert np.abs(probabilities("X", "do") - probabilities("scrambled", "do")).max() > 0.1
 
 
 def test_predict_adds_back_each_condition_intercept():
     X, conditions, _ = chain_with_conditions()
-    shift = np.array([3.0, -2.0, 5.0])
-    shifted = X.copy()
-    shifted.loc[conditions == "stim"] += shift
-    fits = [ProDAG(**{**FAST, "seed": seed}).fit(data, conditions=conditions)
-            for data, seed in ((X, 0), (shifted, 0), (X, 1))]
+    shifted, _ = shifted_and_scrambled()
+    shift = SHIFT
+    fits = [fitted(data, seed) for data, seed in (("X", 0), ("shifted", 0), ("X", 1))]
     assert fits[1].conditions_ == ["base", "stim", "drug"]
     plain, other_seed = (fit.predict(X, seed=0, conditions=conditions)
                          for fit in (fits[0], fits[2]))
@@ -124,16 +145,15 @@ def test_predict_adds_back_each_condition_intercept():
 
 
 def test_save_and_load_keep_the_conditions(tmp_path):
-    X, conditions, targets = chain_with_conditions()
-    fitted = ProDAG(**FAST).fit(X, interventions=targets, conditions=conditions,
-                                intervention_kind="activity")
-    fitted.save(tmp_path / "model.npz")
+    X, conditions, _ = chain_with_conditions()
+    fit = fitted("X", 0, "activity")
+    fit.save(tmp_path / "model.npz")
     loaded = ProDAG.load(tmp_path / "model.npz")
-    assert loaded.conditions_ == fitted.conditions_
+    assert loaded.conditions_ == fit.conditions_
     assert loaded.intervention_kind_ == "activity"
-    np.testing.assert_array_equal(loaded.condition_means_, fitted.condition_means_)
+    np.testing.assert_array_equal(loaded.condition_means_, fit.condition_means_)
     np.testing.assert_array_equal(loaded.predict(X, seed=1, conditions=conditions),
-                                  fitted.predict(X, seed=1, conditions=conditions))
+                                  fit.predict(X, seed=1, conditions=conditions))
 
 
 def test_an_unknown_intervention_kind_is_refused():

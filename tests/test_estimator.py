@@ -25,12 +25,19 @@ def _chain_data(n, seed=0, weight=0.8, scale=(1, 1, 1, 1, 1)):
     return pd.DataFrame(X * np.asarray(scale) + 10, columns=NAMES)
 
 
+PATH_LAMBDAS = 4
+"""Radii of the path fits' grids: the default ten cost most of this module's time; with four,
+the two that the polishing fits again from every start are still a choice among them."""
+
+
 @pytest.fixture(scope="module")
 def path_fit():
     """The default path (λ chosen by the ELBO, the data starts) on one chain, short fits of 20
-    Monte Carlo samples per step, on the rows the validation-selection test fits (so the two
-    share their compiled programs): 2000 rows, so that Monte Carlo error is small."""
-    return ProDAG(seed=0, progress=False, max_epochs=30, n_samples=20, n_chains=1).fit(
+    Monte Carlo samples per step on a grid of ``PATH_LAMBDAS`` radii, on the rows the
+    validation-selection test fits (so the two share their compiled programs): 2000 rows, so
+    that Monte Carlo error is small."""
+    return ProDAG(seed=0, progress=False, max_epochs=30, n_samples=20, n_chains=1,
+                  training=TrainingOptions(n_lambdas=PATH_LAMBDAS)).fit(
         _chain_data(2300, seed=3).iloc[:2000])
 
 
@@ -106,13 +113,6 @@ def test_save_load_round_trip(small_fit, tmp_path):
     assert loaded.diagnostics_["sortability"] == small_fit.diagnostics_["sortability"]
     with np.load(path, allow_pickle=False) as archive:  # readable without pickle
         assert "metadata" in archive.files
-
-
-def test_infinite_lambda_survives_a_round_trip(tmp_path):
-    est = ProDAG(lam=math.inf, seed=0, progress=False, max_epochs=15, n_samples=20)
-    est.fit(_chain_data(50))
-    est.save(tmp_path / "m.npz")
-    assert ProDAG.load(tmp_path / "m.npz").lam_ == math.inf
 
 
 def test_frames_networkx_and_predict(small_fit):
@@ -212,11 +212,19 @@ def test_bad_options_raise_where_the_group_is_built(options, params, match):
         options(**params)
 
 
-def test_infinity_and_auto_are_the_spellings_of_lam():
-    fit = ProDAG(lam=math.inf, max_epochs=2, n_samples=4, n_chains=1, progress=False,
-                 training=TrainingOptions(n_restarts=1)).fit(GOOD)
+TINY = dict(seed=0, progress=False, max_epochs=2, n_chains=1,
+            training=TrainingOptions(n_restarts=1, refine_steps=0))
+"""The cheapest fit of ``GOOD``, for tests of what a fit accepts, warns and saves: one
+compilation shared by them (the default Monte Carlo batch, a traced radius)."""
+
+
+def test_infinity_and_auto_are_the_spellings_of_lam_and_infinity_survives_a_round_trip(
+        tmp_path):
+    fit = ProDAG(lam=math.inf, **TINY).fit(GOOD)
     assert fit.lam_ == math.inf and fit.lambda_path_ is None
     assert ProDAG().lam == "auto"
+    fit.save(tmp_path / "m.npz")
+    assert ProDAG.load(tmp_path / "m.npz").lam_ == math.inf
 
 
 @pytest.mark.parametrize("X", [
@@ -244,7 +252,8 @@ def test_elbo_selection_keeps_the_best_scored_radius_of_the_grid(path_fit):
     path = path_fit.lambda_path_
     assert path["criterion"] == "elbo"
     lambdas, scores = np.array(path["lambdas"]), np.array(path["scores"])
-    np.testing.assert_allclose(lambdas, path["lam_max"] * np.arange(10, 0, -1) / 10)
+    np.testing.assert_allclose(lambdas, path["lam_max"] * np.arange(PATH_LAMBDAS, 0, -1)
+                               / PATH_LAMBDAS)
     polished = np.array(path["polished"])
     assert set(polished[:, 0]) == set(lambdas[np.argsort(-scores)[:2]])
     assert path_fit.lam_ == polished[np.argmax(polished[:, 1]), 0]
@@ -255,8 +264,9 @@ def test_elbo_selection_keeps_the_best_scored_radius_of_the_grid(path_fit):
 
 def test_validation_selection_uses_the_held_out_rows():
     data = _chain_data(2300, seed=3)
-    fit = ProDAG(seed=0, progress=False, max_epochs=30, n_samples=20,
-                 training=TrainingOptions(select_by="validation", n_restarts=1)).fit(
+    fit = ProDAG(seed=0, progress=False, max_epochs=30, n_samples=20, n_chains=1,
+                 training=TrainingOptions(select_by="validation", n_restarts=1,
+                                          n_lambdas=PATH_LAMBDAS, refine_steps=0)).fit(
         data.iloc[:2000], X_val=data.iloc[2000:])
     assert fit.lambda_path_["criterion"] == "validation"
     assert fit.lam_ == fit.lambda_path_["lambdas"][int(np.argmax(fit.lambda_path_["scores"]))]
@@ -264,7 +274,7 @@ def test_validation_selection_uses_the_held_out_rows():
 
 def test_x_val_without_validation_selection_warns():
     with pytest.warns(UserWarning, match="X_val"):
-        ProDAG(lam=1.0, progress=False, max_epochs=2, n_samples=20).fit(GOOD, X_val=GOOD)
+        ProDAG(lam=1.0, **TINY).fit(GOOD, X_val=GOOD)
 
 
 def _starts(est, Z):
@@ -350,8 +360,7 @@ def test_the_default_monte_carlo_batch_is_in_proportion_to_the_linear_fit(sem, p
 
 
 def test_a_default_fit_saves_and_reloads_its_resolved_monte_carlo_batch(tmp_path):
-    est = ProDAG(lam=1.0, seed=0, progress=False, max_epochs=2, n_chains=1,
-                 training=TrainingOptions(n_restarts=1, refine_steps=0)).fit(GOOD)
+    est = ProDAG(lam=1.0, **TINY).fit(GOOD)
     assert est.spec_.optimiser.n_samples == 100  # five variables
     est.save(tmp_path / "model.npz")
     loaded = ProDAG.load(tmp_path / "model.npz")

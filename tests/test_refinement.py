@@ -286,7 +286,8 @@ def test_the_default_refinement_is_in_proportion_to_the_linear_fit(sem, p, optio
 def test_a_default_fit_says_how_it_refined_and_keeps_that_through_a_round_trip(three_nodes,
                                                                                  tmp_path):
     """A three-node fit refines by its default steps and says so. (The suite caps the default
-    at ``spec.AUTO_REFINE_STEPS``; the library's own cap is the parametrised test above.)"""
+    at ``conftest.SUITE_REFINE_STEPS``; the library's own cap is the parametrised test
+    above.)"""
     X, _ = three_nodes
     est = ProDAG(lam=1.0, noise_variance=1.0, seed=0, progress=False, n_chains=1,
                  max_epochs=20, n_samples=20, training=TrainingOptions(n_restarts=1)).fit(X)

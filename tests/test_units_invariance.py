@@ -14,7 +14,9 @@ from prodag.posterior.chains import ChainDisagreementWarning
 
 FAST = dict(max_epochs=30, n_samples=20, n_chains=1, seed=0, progress=False,
             training=TrainingOptions(n_lambdas=3, n_restarts=1))
-
+CHEAP = {**FAST, "lam": 1.0, "max_epochs": 2,
+         "training": TrainingOptions(n_restarts=1, refine_steps=0)}
+"""For the tests of what a fit sets up or warns before it trains: the cheapest fit."""
 
 N_DRAWS = 1000
 
@@ -56,7 +58,7 @@ def test_a_common_unit_and_origin_leave_the_posterior_unchanged(data, sem, noise
 
 def test_the_quietest_noise_is_the_smallest_column_variance_on_the_common_scale(data):
     X = data * np.array([1.0, 0.5, 2.0, 1.5]) * 1e3
-    est = ProDAG(**{**FAST, "max_epochs": 2, "lam": 1.0}, noise_variance="quietest").fit(X)
+    est = ProDAG(**CHEAP, noise_variance="quietest").fit(X)
     common = np.sqrt(np.mean(X.var(axis=0)))  # the root mean column variance
     np.testing.assert_allclose(est.scale_, common, rtol=1e-12)
     np.testing.assert_allclose(est.noise_variance_, X.var(axis=0).min() / common ** 2,
@@ -71,10 +73,10 @@ def test_the_paper_protocol_depends_on_the_unit(data):
     assert np.max(np.abs(changed - reference)) > 0.2
 
 
-def _fit_warnings(X):
+def _fit_warnings(X, options=CHEAP):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        est = ProDAG(**FAST).fit(X)
+        est = ProDAG(**options).fit(X)
     return est, [w for w in caught if issubclass(w.category, ColumnScaleWarning)]
 
 
@@ -97,6 +99,6 @@ def test_columns_of_one_scale_are_not_named(data):
 def test_independent_columns_of_different_variance_give_no_confident_edge():
     rng = np.random.default_rng(5)
     X = rng.standard_normal((100, 4)) * np.sqrt([2.0, 3.0, 4.0, 2.5])
-    est, caught = _fit_warnings(X)
+    est, caught = _fit_warnings(X, FAST)
     confident = est.edge_probabilities(200) >= 0.5
     assert not confident.any() or caught
