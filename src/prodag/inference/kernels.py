@@ -18,7 +18,6 @@ after ``max_epochs``; a stopped member's state is frozen (its updates are masked
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import jax
@@ -26,27 +25,10 @@ import jax.numpy as jnp
 import optax
 from jax import lax
 
+from prodag.config.spec import OptimiserOptions
 from prodag.models import variational
 from prodag.models.base import StructuralEquationModel
 from prodag.projection import Projector
-
-
-@dataclass(frozen=True)
-class OptimiserOptions:
-    """Optimiser and stopping settings (see the module docstring for epochs and patience)."""
-
-    n_samples: int = 100
-    max_epochs: int = 1000
-    patience: int = 5
-    lr: float = 0.1
-    steps_per_epoch: int = 10
-    min_delta: float = 1e-3
-    epochs_per_call: int = 20
-    member_batch: int = 0
-    """Members computed together (``vmap``); the batches run one after another in the same
-    compiled loop (``lax.map``). 0: all at once, stopped members leaving the batch as it
-    shrinks (the default on a CPU as on a GPU: ``docs/findings.md``). 1: one at a time, a
-    stopped member skipped (least memory)."""
 
 
 class Params(NamedTuple):

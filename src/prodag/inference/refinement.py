@@ -61,8 +61,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from prodag.inference import member_layout, pad_members
 from prodag.inference.draws import concatenate_draws
+from prodag.inference.engine import member_layout
+from prodag.inference.kernels import pad_members
 from prodag.inference.moves import (  # noqa: F401  (frames_of: the proposals, named here too)
     KINDS, MOVES, Frames, frames_of, jump, propose)
 from prodag.models.base import StructuralEquationModel, Weights
