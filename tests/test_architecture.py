@@ -218,6 +218,34 @@ def test_no_package_loads_its_names_lazily_but_the_documented_ones(package):
     assert lazy == set(LAZY_PACKAGES) & set(packages)
 
 
+TESTS = ROOT / "tests"
+
+
+def private_test_imports(path: Path, test_modules: set[str]) -> list[str]:
+    """``module._name`` for each private name that ``path`` imports from one of
+    ``test_modules`` (the files of the test folder, also reached as ``tests.module``)."""
+    return [f"{node.module.removeprefix('tests.')}.{alias.name}"
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.ImportFrom) and node.module
+            and node.module.removeprefix("tests.") in test_modules
+            for alias in node.names if alias.name.startswith("_")]
+
+
+def test_no_test_file_imports_a_private_name_of_another():
+    """Tests share helpers through support modules (``cli_support``, ``montecarlo``,
+    ``oracles``), under public names."""
+    files = sorted(TESTS.glob("*.py"))
+    modules = {path.stem for path in files}
+    found = {path.name: uses for path in files if (uses := private_test_imports(path, modules))}
+    assert found == {}
+
+
+def test_the_private_test_import_finder_finds_one(tmp_path):
+    path = _write(tmp_path, "from test_a import _data, public\nfrom tests.test_b import _oracle\n"
+                            "from numpy import _private\n")
+    assert private_test_imports(path, {"test_a", "test_b"}) == ["test_a._data", "test_b._oracle"]
+
+
 def test_the_lazy_loading_finder_finds_one(tmp_path):
     assert loads_lazily(_write(tmp_path, "def __getattr__(name):\n    return name\n"))
     assert not loads_lazily(_write(tmp_path, "class A:\n    def __getattr__(self, name):\n"
