@@ -29,6 +29,7 @@ from prodag.config.spec import OptimiserOptions
 from prodag.models import variational
 from prodag.models.base import StructuralEquationModel
 from prodag.projection import Projector
+from prodag.xla import power_of_two
 
 
 class Params(NamedTuple):
@@ -135,8 +136,7 @@ def epoch(loss, optimizer: optax.GradientTransformation, options: OptimiserOptio
                        jnp.where(improved, jnp.minimum(value, state.best), state.best),
                        jnp.where(improved, 0, state.wait + 1),
                        state.history.at[jnp.arange(value.shape[0]), state.epoch].set(value))
-    return jax.tree.map(lambda new, old: jnp.where(_along(active, new), new, old),
-                        stepped, state)
+    return select(active, stepped, state)
 
 
 def over_members(function, member_batch: int, active: jax.Array, *args):
@@ -199,7 +199,7 @@ def compacted_size(n_running: int, n_rows: int) -> int:
     """Rows a batch of ``n_rows`` with ``n_running`` members still running shrinks to: the
     smallest power of two that holds them, once that is at most half the rows (else the
     batch stays as it is)."""
-    size = 1 << max(0, n_running - 1).bit_length()
+    size = power_of_two(n_running)
     return size if 2 * size <= n_rows else n_rows
 
 
@@ -215,6 +215,9 @@ def stack(trees: list) -> Any:
     return jax.tree.map(lambda *leaves: jnp.stack([jnp.asarray(x) for x in leaves]), *trees)
 
 
-def _along(mask: jax.Array, leaf: jax.Array) -> jax.Array:
-    """``mask (M,)`` shaped to broadcast against ``leaf (M, ...)``."""
-    return mask.reshape(mask.shape + (1,) * (jnp.ndim(leaf) - 1))
+def select(mask: jax.Array, new: Any, old: Any) -> Any:
+    """``new`` where ``mask (n,)`` holds, else ``old``: pytrees of equal structure whose leaves
+    lead with the axis n (members, draws or particles)."""
+    return jax.tree.map(
+        lambda a, b: jnp.where(mask.reshape(mask.shape + (1,) * (jnp.ndim(a) - 1)), a, b),
+        new, old)
