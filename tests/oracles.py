@@ -1,5 +1,5 @@
 """Brute-force posteriors of the linear SEM on two and three nodes: the oracles the samplers
-(``benchmarks.studies.reference``, ``prodag.inference.refinement``, ``prodag.inference.smc``)
+(``benchmarks.reference_sampler``, ``prodag.inference.refinement``, ``prodag.inference.smc``)
 are tested against.
 
 p = 2: exactly one edge survives the projection (the larger of ``|W̃_12|``, ``|W̃_21|``,

@@ -35,7 +35,7 @@ every one is an exact DAG. Each step makes one symmetric proposal of one kind fo
 The radius stays at the component's. The noise variance stays at its fitted value, unless
 the fit learned it (``collapse``: ``"estimate"``, one per variable, or ``"equal"``, shared) and
 the SEM is the linear-Gaussian one: then the target is the posterior with ``σ²`` integrated out
-under ``p(σ²) ∝ 1/σ²`` (the model's own posterior as ``benchmarks/studies/reference.py`` and
+under ``p(σ²) ∝ 1/σ²`` (the model's own posterior as ``benchmarks/reference_sampler.py`` and
 ``prodag.inference.smc`` define it)::
 
     log p(X | ω) = −½ Σ_k n_k log RSS_k   ("estimate"),   −½ (Σ_k n_k) log Σ_k RSS_k   ("equal"),
