@@ -8,7 +8,8 @@ Run from the repository root, as modules of this package:
   ``python -m benchmarks.suite.synthetic`` and ``python -m benchmarks.suite.peers`` run one
   simulated setting or one peer;
 * ``python -m benchmarks.studies.NAME``: the questions behind the defaults, one a module
-  (``benchmarks/README.md`` lists them).
+  (``benchmarks/README.md`` lists them); ``reference_sampler`` is the exact-posterior sampler
+  that ``studies.reference`` and the tests compare with.
 
 ``suite`` (experiments, summaries, figures) uses ``synthetic``, ``sachs`` and ``munin`` (the
 runners), which use ``methods`` (fitting the methods on one dataset, peers from ``peers``),

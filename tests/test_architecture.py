@@ -1,5 +1,8 @@
 """Structure of the code: no import cycle among the modules of ``src/prodag`` or of
-``benchmarks``, and no ``sys.path`` edits (imports are read with ``ast``, not executed)."""
+``benchmarks``, no ``sys.path`` edits, the library's layers importing downwards only (``config/``
+nothing of ``inference/``), no names loaded lazily by a package's ``__init__`` but the
+documented ones, and no private name shared between test files (imports are read with ``ast``,
+not executed)."""
 
 import ast
 from pathlib import Path
@@ -112,8 +115,8 @@ def test_the_cycle_finder_finds_a_cycle_and_the_walk_sees_relative_imports():
 
 
 MAX_MODULE_LINES = 350
-PIPELINE = (("prodag.inputs",), ("prodag.projection",), ("prodag.models",), ("prodag.inference",),
-            ("prodag.posterior", "prodag.config"), ("prodag.io",))
+PIPELINE = (("prodag.inputs",), ("prodag.projection",), ("prodag.models",), ("prodag.config",),
+            ("prodag.inference",), ("prodag.posterior",), ("prodag.io",))
 """The packages in the order the data flow through them (DESIGN.md): each imports only from
 its own group and the groups before it (and the shared modules at the top of the package)."""
 FIT_STEPS = ("prodag.procedure", "prodag.sampling", "prodag.estimator", "prodag.effects",
@@ -159,18 +162,94 @@ def test_no_module_of_the_library_is_over_its_length():
     assert long == {}
 
 
-@pytest.mark.parametrize("layer", sorted(LAYERS))
-def test_the_layers_import_downwards_only(layer):
-    lower, upper = LAYERS[layer]
-    graph = import_graph("prodag")
+def within(name: str, prefixes: tuple[str, ...]) -> bool:
+    """Whether the module ``name`` is one of ``prefixes`` or inside one of them."""
+    return any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes)
 
-    def within(name, prefixes):
-        return any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes)
 
+def imports_across(graph: dict[str, set[str]], lower: tuple[str, ...],
+                   upper: tuple[str, ...]) -> dict[str, list[str]]:
+    """``{module of lower (not of upper): the modules of upper it imports}``, where any."""
     wrong = {name: sorted(m for m in imported if within(m, upper))
              for name, imported in graph.items()
              if within(name, lower) and not within(name, upper)}
-    assert {name: m for name, m in wrong.items() if m} == {}
+    return {name: m for name, m in wrong.items() if m}
+
+
+@pytest.mark.parametrize("layer", sorted(LAYERS))
+def test_the_layers_import_downwards_only(layer):
+    lower, upper = LAYERS[layer]
+    assert imports_across(import_graph("prodag"), lower, upper) == {}
+
+
+def test_config_imports_nothing_of_inference():
+    """``config/`` owns every option type (criteria, ``ModelConfig``, ``OptimiserOptions``):
+    the inference takes them from there, so settings are checked without the numerical code."""
+    assert imports_across(import_graph("prodag"), ("prodag.config",), ("prodag.inference",)) == {}
+
+
+def test_the_layer_check_finds_an_import_across():
+    graph = {"prodag.config.x": {"prodag.inference.y", "prodag.inputs"}, "prodag.inference.y": set()}
+    assert imports_across(graph, ("prodag.config",), ("prodag.inference",)) == {
+        "prodag.config.x": ["prodag.inference.y"]}
+
+
+LAZY_PACKAGES = {
+    "prodag": "the public names load on first use, so that ``import prodag`` and ``prodag "
+              "--help`` do not start JAX",
+    "prodag.cli": "``app`` loads on first use, so that the console script installs its Ctrl-C "
+                  "handling (``prodag.cli.main``) before the application and JAX are imported",
+}
+"""The packages whose ``__init__`` resolves names on first use (a module-level
+``__getattr__``), and why; every other ``__init__`` imports what it re-exports."""
+
+
+def loads_lazily(path: Path) -> bool:
+    """Whether the module ``path`` defines a module-level ``__getattr__``."""
+    return any(isinstance(node, ast.FunctionDef) and node.name == "__getattr__"
+               for node in ast.parse(path.read_text()).body)
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_no_package_loads_its_names_lazily_but_the_documented_ones(package):
+    packages = {name: path for name, path in module_files(package).items()
+                if path.name == "__init__.py"}
+    lazy = {name for name, path in packages.items() if loads_lazily(path)}
+    assert lazy == set(LAZY_PACKAGES) & set(packages)
+
+
+TESTS = ROOT / "tests"
+
+
+def private_test_imports(path: Path, test_modules: set[str]) -> list[str]:
+    """``module._name`` for each private name that ``path`` imports from one of
+    ``test_modules`` (the files of the test folder, also reached as ``tests.module``)."""
+    return [f"{node.module.removeprefix('tests.')}.{alias.name}"
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.ImportFrom) and node.module
+            and node.module.removeprefix("tests.") in test_modules
+            for alias in node.names if alias.name.startswith("_")]
+
+
+def test_no_test_file_imports_a_private_name_of_another():
+    """Tests share helpers through support modules (``cli_support``, ``montecarlo``,
+    ``oracles``), under public names."""
+    files = sorted(TESTS.glob("*.py"))
+    modules = {path.stem for path in files}
+    found = {path.name: uses for path in files if (uses := private_test_imports(path, modules))}
+    assert found == {}
+
+
+def test_the_private_test_import_finder_finds_one(tmp_path):
+    path = _write(tmp_path, "from test_a import _data, public\nfrom tests.test_b import _oracle\n"
+                            "from numpy import _private\n")
+    assert private_test_imports(path, {"test_a", "test_b"}) == ["test_a._data", "test_b._oracle"]
+
+
+def test_the_lazy_loading_finder_finds_one(tmp_path):
+    assert loads_lazily(_write(tmp_path, "def __getattr__(name):\n    return name\n"))
+    assert not loads_lazily(_write(tmp_path, "class A:\n    def __getattr__(self, name):\n"
+                                             "        return name\n"))
 
 
 def test_the_private_use_finder_finds_one(tmp_path):

@@ -12,6 +12,7 @@ import pytest
 from cli_support import fitted as fitted_cli  # noqa: F401 (fixture)
 
 from prodag import ProDAG, TrainingOptions
+from prodag.config.spec import ModelConfig
 from prodag.inference import fitting
 from prodag.inference import Params
 from prodag.models.variational import VariationalParams, inverse_softplus
@@ -29,7 +30,7 @@ def _component(loc: np.ndarray, sigma: float = 0.05) -> Params:
 
 def _chain_edges(components):
     """Each chain's edge probabilities when chain ``c`` holds ``components[c]``."""
-    sampler = fitting.sampler(fitting.ModelConfig())
+    sampler = fitting.sampler(ModelConfig())
 
     def sample(k, key, m):
         return sampler.sample(components[k], key, m, np.inf)

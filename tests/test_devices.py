@@ -11,7 +11,8 @@ SCRIPT = """
 import json
 from functools import partial
 import jax, jax.numpy as jnp, numpy as np
-from prodag.inference import OptimiserOptions, VariationalInference, stack
+from prodag.config.spec import OptimiserOptions
+from prodag.inference import VariationalInference, stack
 from prodag.models import LinearSEM
 from prodag.projection import project
 rng = np.random.default_rng(0)

@@ -7,7 +7,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from prodag.inference import Params, OptimiserOptions, VariationalInference
+from prodag.config.spec import OptimiserOptions
+from prodag.inference import Params, VariationalInference
 from prodag.models import variational
 from prodag.models import LinearSEM
 from prodag.projection import project

@@ -109,7 +109,8 @@ def test_best_order_ignores_each_columns_units_and_the_columns_order():
 
 
 def test_the_linear_sems_data_starts_follow_the_top_down_and_the_searched_orders():
-    from prodag.inference.initialization import (ORDER_SEARCH_STARTS, linear_start, n_searched_graphs,
+    from prodag.config.starts import n_searched_graphs
+    from prodag.inference.initialization import (ORDER_SEARCH_STARTS, linear_start,
                                        start_means)
     from prodag.inference.order_search import searched_orders
 

@@ -1,7 +1,7 @@
 """Metropolis refinement (``prodag.inference.refinement``, ``TrainingOptions(refine_steps=...)``).
 
 Oracle: on three nodes the model's exact edge probabilities come from importance sampling
-(``test_reference.three_node_oracle``). The fitted mixture misses them; its draws refined by
+(``oracles.three_node_oracle``). The fitted mixture misses them; its draws refined by
 the Metropolis steps must reach them within the Monte Carlo errors, and a wrong target (the
 other radius) must lie outside, so the comparison can fail.
 """
@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from oracles import chain_data, three_node_oracle
 from prodag import ProDAG, TrainingOptions
 from prodag.graph import is_dag
 from prodag.config import spec
@@ -19,7 +20,6 @@ from prodag.io.model_file import ModelFileError
 from prodag.models import make_model
 from prodag.posterior import negligible
 from prodag.projection import make_projector
-from test_reference import _data, three_node_oracle
 
 
 def _refined_fit(X, lam, steps, **options):
@@ -30,7 +30,7 @@ def _refined_fit(X, lam, steps, **options):
 
 @pytest.fixture(scope="module")
 def three_nodes():
-    X = _data(3)
+    X = chain_data(3)
     return X, _refined_fit(X, 1.0, 1500)
 
 
@@ -98,7 +98,7 @@ def test_a_model_file_from_before_jumps_reads_with_no_jumps(three_nodes, tmp_pat
 
 @pytest.mark.slow  # two compilations of its own (additive SEM, knowledge): about 15 s
 def test_refinement_runs_through_any_sem_and_keeps_forbidden_edges_out():
-    est = _refined_fit(_data(3), 1.0, 200, sem="additive", max_epochs=3, forbidden=[(0, 1)])
+    est = _refined_fit(chain_data(3), 1.0, 200, sem="additive", max_epochs=3, forbidden=[(0, 1)])
     samples = est.sample(1000)
     assert all(is_dag(s != 0) for s in samples[:200])
     assert np.all(samples[:, 0, 1] == 0) and np.any(samples[:, 1, 0] != 0)
@@ -125,7 +125,7 @@ def test_the_reversal_move_is_an_involution_and_site_moves_touch_one_entry():
 
 def test_the_target_is_the_prior_times_the_likelihood_of_the_projected_weights():
     model, project = make_model("linear"), make_projector("exact")
-    X = jnp.asarray(_data(3) - _data(3).mean(axis=0))
+    X = jnp.asarray(chain_data(3) - chain_data(3).mean(axis=0))
     W_tilde = jax.random.normal(jax.random.PRNGKey(0), (4, 3, 3))
     lams = jnp.array([0.5, 1.0, 2.0, jnp.inf])
     target = refinement.Target(model.prepare_data(X), lams, jnp.ones((4, 1)), 0.0, 2.0)
@@ -144,7 +144,7 @@ def test_learned_noise_is_integrated_out_of_the_target(noise):
     (per variable) or ``−½ n p log Σ_k RSS_k`` (shared); each draw's noise is then its
     maximiser ``RSS_k / n`` (or the shared mean)."""
     model, project = make_model("linear"), make_projector("exact")
-    X = jnp.asarray(_data(3) - _data(3).mean(axis=0))
+    X = jnp.asarray(chain_data(3) - chain_data(3).mean(axis=0))
     n = X.shape[0]
     W_tilde = jax.random.normal(jax.random.PRNGKey(0), (4, 3, 3))
     lams = jnp.full(4, 2.0)
@@ -194,7 +194,7 @@ def test_a_step_accepts_by_the_target_ratio_and_counts_only_the_counted_draws():
     """``refinement.step``: an accepted draw holds the proposal and its ``log π``, a rejected
     one its old state; a padding copy (``counted`` 0) moves but is not counted."""
     model, project = make_model("linear"), make_projector("exact")
-    X = jnp.asarray(_data(3) - _data(3).mean(axis=0))
+    X = jnp.asarray(chain_data(3) - chain_data(3).mean(axis=0))
     W_tilde = {"W": 0.3 * jax.random.normal(jax.random.PRNGKey(0), (4, 3, 3))}
     target = refinement.Target(model.prepare_data(X), jnp.full(4, 2.0), jnp.ones((4, 1)),
                                0.0, 1.0)
@@ -228,7 +228,7 @@ def test_bagged_draws_reach_the_average_of_their_resamples_posteriors():
     """BayesBag refined: each chain's draws target the exact posterior given its own
     resample, so the pooled probabilities are the resamples' average (each chain an equal
     share; the draws' split between chains adds its binomial error)."""
-    X = _data(3)
+    X = chain_data(3)
     est = _refined_fit(X, 1.0, 1500, bootstrap=True, n_chains=2)
     centred = X - X.mean(axis=0)
     rows = [np.random.default_rng([est.seed_, c]).integers(0, len(X), len(X)) for c in (0, 1)]
@@ -247,7 +247,7 @@ def test_bagged_draws_reach_the_average_of_their_resamples_posteriors():
 
 def test_the_resampled_target_takes_each_draws_own_data():
     model, project = make_model("linear"), make_projector("exact")
-    X = _data(3) - _data(3).mean(axis=0)
+    X = chain_data(3) - chain_data(3).mean(axis=0)
     resamples = [jnp.asarray(X[rows]) for rows in ([0, 0, 1, 2, 3, 4], [5, 5, 5, 1, 2, 3])]
     W_tilde = {"W": jax.random.normal(jax.random.PRNGKey(0), (4, 3, 3))}
     lams, noise = jnp.array([0.5, 1.0, 2.0, jnp.inf]), jnp.ones((4, 1))

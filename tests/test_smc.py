@@ -1,7 +1,7 @@
 """Tempered SMC over ``ω̃`` (``prodag.inference.smc``, ``TrainingOptions(sampler="smc")``).
 
 Oracle: on three nodes the model's exact edge probabilities come from importance sampling
-(``test_reference.three_node_oracle``). The SMC starts from a proposal concentrated on the
+(``oracles.three_node_oracle``). The SMC starts from a proposal concentrated on the
 WRONG mode (the reversed chain); its draws must reach the oracle within the Monte Carlo
 errors, while the proposal itself (what an unweighted sampler would keep) must lie outside
 them, so the comparison can fail.
@@ -16,6 +16,7 @@ import pytest
 from scipy.special import logsumexp
 from scipy.stats import norm
 
+from oracles import chain_data, three_node_oracle
 from prodag import ProDAG, TrainingOptions
 from prodag.graph import is_dag
 from prodag.inference import refinement, smc
@@ -24,7 +25,6 @@ from prodag.models import make_model
 from prodag.models.variational import VariationalParams, inverse_softplus
 from prodag.posterior import populations
 from prodag.projection import make_projector
-from test_reference import _data, three_node_oracle
 
 DTYPE = jax.dtypes.canonicalize_dtype(np.float64)
 OFF = ~np.eye(3, dtype=bool)
@@ -41,7 +41,7 @@ def _wrong_mode(log_noise=None) -> Params:
 
 def _run(noise_variance, n_particles=500, seed=0):
     model, project = make_model("linear"), make_projector("exact")
-    X = _data(3)
+    X = chain_data(3)
     learned = isinstance(noise_variance, str)
     start = np.zeros(1 if noise_variance == "equal" else 3) if learned else None
     proposal = smc.proposal_of([(1.0, _wrong_mode(start))], DTYPE)
@@ -135,14 +135,14 @@ def test_the_proposal_density_is_the_widened_mixture_at_each_particles_radius():
 
 def test_sampler_smc_refuses_bagging_and_refinement():
     with pytest.raises(ValueError, match="sampler='smc'"):
-        ProDAG(bootstrap=True, training=TrainingOptions(sampler="smc")).fit(_data(3))
+        ProDAG(bootstrap=True, training=TrainingOptions(sampler="smc")).fit(chain_data(3))
     with pytest.raises(ValueError, match="sampler"):
         TrainingOptions(sampler="mcmc")
 
 
 @pytest.mark.slow  # a fit and two compilations of its own: 7 s beside other jobs
 def test_a_fit_with_the_smc_sampler_draws_dags_and_survives_a_round_trip(tmp_path):
-    X = _data(3)
+    X = chain_data(3)
     est = ProDAG(lam=1.0, noise_variance=1.0, seed=0, progress=False, n_chains=1,
                  training=TrainingOptions(sampler="smc")).fit(X)
     agreement = est.diagnostics_["populations"]

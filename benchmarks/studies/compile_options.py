@@ -31,7 +31,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from prodag import simulate
-from prodag.inference import OptimiserOptions, fitting, stack
+from prodag.config.spec import ModelConfig, OptimiserOptions
+from prodag.inference import fitting, stack
 from prodag.inference.kernels import negative_elbos, run_epochs
 
 from .. import RESULTS_DIR
@@ -58,7 +59,7 @@ def programs(case: str, compiler_options: dict):
     p, n_members = int(p), int(n_members)
     X = simulate.dataset(p, 2 * p, 500, seed=0).X
     Z = (X - X.mean(0)) / X.std(0)
-    config = fitting.ModelConfig.create(sem, 10, 1, "sigmoid", True, "auto", 0.1)
+    config = ModelConfig.create(sem, 10, 1, "sigmoid", True, "auto", 0.1)
     options = OptimiserOptions(n_samples=100, patience=10 ** 6)
     engine = fitting.VariationalInference(config.model(), config.projector(), options)
     noise = np.ones(p)

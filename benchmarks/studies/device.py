@@ -109,12 +109,12 @@ def member_rows(rows: list, counts, deadline, p=20, epochs=20) -> list[dict]:
     ``counts`` (the first is the unit): on a CPU one member at a time and all at once (vmap),
     on a GPU all at once."""
     from prodag import simulate
-    from prodag.inference import fitting
-    from prodag.inference import OptimiserOptions, stack
+    from prodag.config.spec import ModelConfig, OptimiserOptions
+    from prodag.inference import fitting, stack
 
     data = simulate.dataset(p, 2 * p, 100, seed=0).X
     Z = (data - data.mean(0)) / data.std(0)
-    config = fitting.ModelConfig.create("linear", 10, 1, "sigmoid", True, "auto", 0.0)
+    config = ModelConfig.create("linear", 10, 1, "sigmoid", True, "auto", 0.0)
     backend = jax.default_backend()
     for batch in ([1, 0] if backend == "cpu" else [0]):
         options = OptimiserOptions(max_epochs=epochs, patience=10 ** 6, lr=0.03,

@@ -23,8 +23,9 @@ import time
 
 import numpy as np
 
+from prodag.config.starts import MANY_STARTS_UP_TO, n_searched_graphs
 from prodag.inference import order_search
-from prodag.inference.initialization import ORDER_SEARCH_STARTS, n_searched_graphs
+from prodag.inference.initialization import ORDER_SEARCH_STARTS
 from prodag.simulate import dataset
 
 from .. import RESULTS_DIR
@@ -35,7 +36,7 @@ def measure(p: int, n: int, seed: int, noise: str) -> dict:
     X = dataset(p, 2 * p, n, seed=seed).X
     X = X - X.mean(axis=0)
     variances = np.full(p, 0.7) if noise == "known" else None
-    starts = ORDER_SEARCH_STARTS if p <= order_search.MANY_STARTS_UP_TO else None
+    starts = ORDER_SEARCH_STARTS if p <= MANY_STARTS_UP_TO else None
     began = time.perf_counter()
     orders = order_search.searched_orders(X, variances, n_graphs=n_searched_graphs(p),
                                           n_starts=starts)

@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from prodag.config.parameters import training_options
-from prodag.config.spec import FitSpec, resolved_noise_model
+from prodag.config.spec import FitSpec, ModelConfig, resolved_noise_model
 from prodag.inference import fitting, selection
 from prodag.inference import noise_variance_of, stack
 from prodag.inference.initialization import noise_variance_start
@@ -65,7 +65,7 @@ class Plan(NamedTuple):
     of fits (for the progress bar)."""
 
     engine: object
-    config: fitting.ModelConfig
+    config: ModelConfig
     rows: list[ChainRows]
     restarts: int
     n_fits: int

@@ -14,6 +14,7 @@ import time
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.flatten_util import ravel_pytree
 
 from prodag.config.spec import FitSpec
 from prodag.inference import fitting, noise_variance_of, refinement, smc
@@ -59,10 +60,8 @@ def jump_frames(posterior: Posterior, runs: list, noise: np.ndarray, bagged: boo
     its own radius. Jumps are allowed between frames fitted on the same rows (a bagged chain's
     resample) with, unless refinement integrates the variances out (``collapsed``), the same
     fixed noise variances. None when no two frames share both."""
-    names = sorted(posterior.components[0].q.loc)
-
     def flat(tree) -> np.ndarray:
-        return np.concatenate([np.asarray(tree[name]).ravel() for name in names])
+        return np.asarray(ravel_pytree(tree)[0])
 
     frames = [(c, int(chain)) for c, chain in zip(posterior.components, posterior.chains)]
     loc = [flat(params.q.loc) for params, _ in frames]

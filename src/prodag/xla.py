@@ -14,6 +14,12 @@ program per batch size, so that is seconds per fit. An option that ``XLA_FLAGS``
 to them."""
 
 
+def power_of_two(n: int) -> int:
+    """The smallest power of two that holds ``n`` (1 for ``n ≤ 1``): sizes padded to it reuse
+    one compiled program for every count up to it."""
+    return 1 << max(n - 1, 0).bit_length()
+
+
 def program_options(options: dict | None = None) -> dict | None:
     """The XLA compiler options of one of the library's programs: ``options`` (they win), and
     on the CPU backend ``CPU_COMPILER_OPTIONS`` except those ``XLA_FLAGS`` set."""

@@ -15,9 +15,8 @@ import typer
 
 from prodag import simulate
 from prodag.cli.helpformat import PANELS
-from prodag.config.parameters import GROUPS, NOISE_MODELS, as_dict, check_lam
+from prodag.config.parameters import CRITERIA, GROUPS, NOISE_MODELS, as_dict, check_lam
 from prodag.estimator import ProDAG
-from prodag.inference.selection import CRITERIA
 from prodag.inputs.interventions import INTERVENTION_KINDS
 from prodag.inputs.knowledge import Tiers
 from prodag.models import LIKELIHOODS, SEM_NAMES

@@ -19,12 +19,15 @@ from functools import cache
 
 import numpy as np
 
-from prodag.inference.selection import CRITERIA, VALIDATION_FRACTION
 from prodag.inputs import preprocessing
 from prodag.inputs.checks import check_choice, check_integer, check_positive, check_seed
 from prodag.streams import FIRST_STREAM
 
 INITS = ("auto", "prior", "data")
+CRITERIA = ("elbo", "validation")
+"""How λ is chosen (``TrainingOptions.select_by``; ``prodag.inference.selection``)."""
+VALIDATION_FRACTION = 0.1
+"""Share of rows held out to choose λ by validation (the paper's protocol)."""
 NOISE_MODELS = ("auto", *preprocessing.NOISE_MODELS)
 """The named noise models and ``"auto"`` (``preprocessing.resolved_noise``)."""
 REMOVED = {"mix_radii": "every fit of the λ path is pooled by its evidence",

@@ -4,7 +4,9 @@
 ``FitSpec`` once the data's variables and the prior knowledge on them are known: the model
 configuration, the optimiser, the noise model, the starts, the dtype. The fit's steps
 (``prodag.procedure``) read the spec, never the estimator; the fitted estimator keeps it as
-``spec_`` (a reloaded one too), so nothing after ``fit`` resolves a setting again.
+``spec_`` (a reloaded one too), so nothing after ``fit`` resolves a setting again. The
+spec's two value types that the inference takes are defined here: ``ModelConfig`` (what fixes
+the compiled model and projection) and ``OptimiserOptions``.
 """
 
 from __future__ import annotations
@@ -17,10 +19,67 @@ import numpy as np
 
 from prodag.config import parameters
 from prodag.config.parameters import TrainingOptions
-from prodag.inference import OptimiserOptions
-from prodag.inference.fitting import ModelConfig
+from prodag.config.starts import n_searched_graphs, takes_two_orders
 from prodag.inputs import preprocessing
 from prodag.inputs.knowledge import Knowledge
+from prodag.models import StructuralEquationModel, make_model
+from prodag.projection import Projector, make_projector
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """What fixes the compiled model and projection: the SEM (with the network's shape for
+    ``sem="mlp"``; ``None`` for the linear SEM), the projection method, the pruning level and
+    the prior knowledge (``prodag.inputs.knowledge``), and the noise distribution."""
+
+    sem: str = "linear"
+    hidden_units: int | None = None
+    hidden_layers: int | None = None
+    activation: str | None = None
+    bias: bool | None = None
+    projection: str = "auto"
+    prune: float = 0.0
+    knowledge: Knowledge | None = None
+    likelihood: str = "gaussian"
+
+    @classmethod
+    def create(cls, sem: str, hidden_units: int, hidden_layers: int, activation: str,
+               bias: bool, projection: str, prune: float, knowledge: Knowledge | None = None,
+               likelihood: str = "gaussian") -> "ModelConfig":
+        """A configuration with the network options dropped for the other SEMs."""
+        if sem != "mlp":
+            return cls(sem, projection=projection, prune=float(prune), knowledge=knowledge,
+                       likelihood=likelihood)
+        return cls(sem, int(hidden_units), int(hidden_layers), activation, bool(bias),
+                   projection, float(prune), knowledge, likelihood)
+
+    def model(self) -> StructuralEquationModel:
+        if self.sem != "mlp":
+            return make_model(self.sem, likelihood=self.likelihood)
+        return make_model(self.sem, hidden_units=self.hidden_units,
+                          hidden_layers=self.hidden_layers, activation=self.activation,
+                          bias=self.bias, likelihood=self.likelihood)
+
+    def projector(self) -> Projector:
+        return make_projector(self.projection, self.prune, self.knowledge)
+
+
+@dataclass(frozen=True)
+class OptimiserOptions:
+    """Optimiser and stopping settings (epochs and patience: ``prodag.inference.kernels``)."""
+
+    n_samples: int = 100
+    max_epochs: int = 1000
+    patience: int = 5
+    lr: float = 0.1
+    steps_per_epoch: int = 10
+    min_delta: float = 1e-3
+    epochs_per_call: int = 20
+    member_batch: int = 0
+    """Members computed together (``vmap``); the batches run one after another in the same
+    compiled loop (``lax.map``). 0: all at once, stopped members leaving the batch as it
+    shrinks (the default on a CPU as on a GPU: ``docs/findings.md``). 1: one at a time, a
+    stopped member skipped (least memory)."""
 
 
 @dataclass(frozen=True)
@@ -145,11 +204,7 @@ def resolved_init(settings) -> str:
 def resolved_restarts(settings, p: int) -> int:
     """``training.n_restarts`` with ``None`` resolved for ``p`` variables: 1 for the MLP; for
     the linear SEM started from the data with known or equal noise variances, one fit per
-    data start (the top-down order and ``initialization.n_searched_graphs(p)`` searched
-    ones); 3 otherwise."""
-    from prodag.inference.fitting import takes_two_orders
-    from prodag.inference.initialization import n_searched_graphs
-
+    data start (the top-down order and ``n_searched_graphs(p)`` searched ones); 3 otherwise."""
     n_restarts = parameters.training_options(settings).n_restarts
     if n_restarts is not None:
         return int(n_restarts)

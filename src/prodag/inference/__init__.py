@@ -8,28 +8,19 @@ and batches of members; ``selection``: the λ grid and its choice; ``initializat
 ``order_search``: starts from the data; ``draws``: projected draws of a fit; ``refinement``
 and ``smc``: Metropolis refinement and tempered SMC towards the model's own posterior.
 
-The names of ``engine`` and ``kernels`` are importable from here; they load on first use, so
-importing a light module of this package (``selection``) does not start JAX.
+The names of ``engine`` and ``kernels`` are importable from here (importing any module of this
+package starts JAX).
 """
 
-from importlib import import_module
+from prodag.inference.engine import (SCORE_CHUNK, SECONDS_PER_CALL, FitResult, Screen,
+                                     VariationalInference, epochs_per_call, member_layout)
+from prodag.inference.kernels import (FitState, Members, Params, compacted_size, elbo_loss, epoch,
+                                      init_state, member_data, negative_elbos, noise_variance_of,
+                                      over_members, pad_members, run_epochs, running,
+                                      score_key_chunks, stack)
 
-_ENGINE = ("SCORE_CHUNK", "SECONDS_PER_CALL", "FitResult", "Screen", "VariationalInference",
-           "epochs_per_call", "member_layout")
-_KERNELS = ("FitState", "Members", "OptimiserOptions", "Params", "compacted_size", "elbo_loss",
-            "epoch", "init_state", "member_data", "negative_elbos", "noise_variance_of",
-            "over_members", "pad_members", "run_epochs", "running", "score_key_chunks", "stack")
-_LAZY_ATTRIBUTES = {**dict.fromkeys(_ENGINE, "prodag.inference.engine"),
-                    **dict.fromkeys(_KERNELS, "prodag.inference.kernels")}
-
-__all__ = sorted(_LAZY_ATTRIBUTES)
-
-
-def __getattr__(name):
-    if name in _LAZY_ATTRIBUTES:
-        return getattr(import_module(_LAZY_ATTRIBUTES[name]), name)
-    raise AttributeError(f"module 'prodag.inference' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(__all__)
+__all__ = ["SCORE_CHUNK", "SECONDS_PER_CALL", "FitResult", "FitState", "Members", "Params",
+           "Screen", "VariationalInference", "compacted_size", "elbo_loss", "epoch",
+           "epochs_per_call", "init_state", "member_data", "member_layout", "negative_elbos",
+           "noise_variance_of", "over_members", "pad_members", "run_epochs", "running",
+           "score_key_chunks", "stack"]

@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag.inference import Params
+from prodag.inference.kernels import Params
 from prodag.models.base import StructuralEquationModel
 from prodag.projection import Projector
 from prodag.xla import exact_jit

@@ -27,10 +27,10 @@ import numpy as np
 import optax
 
 from prodag.models import variational
-from prodag.inference.kernels import (Members, OptimiserOptions, Params, compacted_size,
-                                      elbo_loss, init_state, negative_elbos,
-                                      noise_variance_of, pad_members, run_epochs, running,
-                                      score_key_chunks, stack)
+from prodag.config.spec import OptimiserOptions
+from prodag.inference.kernels import (Members, Params, compacted_size, elbo_loss, init_state,
+                                      negative_elbos, noise_variance_of, pad_members,
+                                      run_epochs, running, score_key_chunks, stack)
 from prodag.models.base import StructuralEquationModel
 from prodag.progress import Progress
 from prodag.projection import Projector

@@ -10,67 +10,27 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from prodag.config.spec import ModelConfig, OptimiserOptions
+from prodag.config.starts import takes_two_orders
 from prodag.inference import selection
-from prodag.inference.initialization import start_means
-from prodag.inputs.knowledge import Knowledge
-from prodag.inputs.validation import outliers
-from prodag.inference import (FitResult, OptimiserOptions, Params, Screen,
-                              VariationalInference, stack)
 from prodag.inference.draws import PosteriorSampler
+from prodag.inference.engine import FitResult, Screen, VariationalInference
+from prodag.inference.initialization import start_means
+from prodag.inference.kernels import Params, stack
 from prodag.inference.refinement import Refiner
-from prodag.models import StructuralEquationModel, make_model
+from prodag.inputs.validation import outliers
 from prodag.models.variational import VariationalParams, inverse_softplus
 from prodag.progress import Progress
-from prodag.projection import Projector, make_projector
 
 DATA_START_STD = 0.1
 """σ of every weight in the data start: small enough that the start's order survives the
 first steps, and the σ of reversed entries regrows towards the prior under the KL."""
-
-
-@dataclass(frozen=True)
-class ModelConfig:
-    """What fixes the compiled model and projection: the SEM (with the network's shape for
-    ``sem="mlp"``; ``None`` for the linear SEM), the projection method, the pruning level and
-    the prior knowledge (``prodag.inputs.knowledge``), and the noise distribution."""
-
-    sem: str = "linear"
-    hidden_units: int | None = None
-    hidden_layers: int | None = None
-    activation: str | None = None
-    bias: bool | None = None
-    projection: str = "auto"
-    prune: float = 0.0
-    knowledge: Knowledge | None = None
-    likelihood: str = "gaussian"
-
-    @classmethod
-    def create(cls, sem: str, hidden_units: int, hidden_layers: int, activation: str,
-               bias: bool, projection: str, prune: float, knowledge: Knowledge | None = None,
-               likelihood: str = "gaussian") -> "ModelConfig":
-        """A configuration with the network options dropped for the other SEMs."""
-        if sem != "mlp":
-            return cls(sem, projection=projection, prune=float(prune), knowledge=knowledge,
-                       likelihood=likelihood)
-        return cls(sem, int(hidden_units), int(hidden_layers), activation, bool(bias),
-                   projection, float(prune), knowledge, likelihood)
-
-    def model(self) -> StructuralEquationModel:
-        if self.sem != "mlp":
-            return make_model(self.sem, likelihood=self.likelihood)
-        return make_model(self.sem, hidden_units=self.hidden_units,
-                          hidden_layers=self.hidden_layers, activation=self.activation,
-                          bias=self.bias, likelihood=self.likelihood)
-
-    def projector(self) -> Projector:
-        return make_projector(self.projection, self.prune, self.knowledge)
 
 
 @functools.lru_cache(maxsize=16)
@@ -116,12 +76,6 @@ def alternate_starts(prior: Params, data_starts: Sequence[Params], n_restarts: i
         return [data_starts[r % len(data_starts)] for r in range(n_restarts)]
     return [data_starts[(r // 2) % len(data_starts)] if r % 2 == 0 else prior
             for r in range(n_restarts)]
-
-
-def takes_two_orders(sem: str, from_data: bool, per_variable_noise: bool) -> bool:
-    """Whether the fit's restarts take the linear SEM's two data starts (the top-down and the
-    searched order, ``prodag.inference.initialization.start_means``) in turn, without the prior."""
-    return sem == "linear" and from_data and not per_variable_noise
 
 
 def starts(engine: VariationalInference, Z: np.ndarray, noise: np.ndarray, dtype,

@@ -29,23 +29,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from prodag.inference.order_search import (MANY_STARTS_UP_TO, best_order, searched_orders, top_down,
-                                 top_down_order)
+from prodag.config.starts import MANY_STARTS_UP_TO, n_searched_graphs
+from prodag.inference.order_search import best_order, searched_orders, top_down, top_down_order
 
-SEARCHED_GRAPHS = 6
-"""Distinct searched graphs whose orders start the linear SEM (besides the top-down order),
-at most ``SEARCHED_GRAPHS_ABOVE`` above ``MANY_STARTS_UP_TO`` variables: the posterior's best
-modes often lie along an order that is not the BIC-best one."""
-SEARCHED_GRAPHS_ABOVE = 1
 ORDER_SEARCH_STARTS = 24
-"""Starting orders of the order search for those graphs (up to ``MANY_STARTS_UP_TO``
-variables; its default above)."""
-
-
-def n_searched_graphs(p: int) -> int:
-    """How many searched orders start a linear fit of ``p`` variables."""
-    return SEARCHED_GRAPHS if p <= MANY_STARTS_UP_TO else SEARCHED_GRAPHS_ABOVE
-
+"""Starting orders of the order search for the searched graphs (``n_searched_graphs``; up to
+``MANY_STARTS_UP_TO`` variables; its default above)."""
 
 
 def ordered_regression(covariance: np.ndarray, order: np.ndarray, ridge: float) -> np.ndarray:

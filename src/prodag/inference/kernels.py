@@ -18,7 +18,6 @@ after ``max_epochs``; a stopped member's state is frozen (its updates are masked
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import jax
@@ -26,27 +25,11 @@ import jax.numpy as jnp
 import optax
 from jax import lax
 
+from prodag.config.spec import OptimiserOptions
 from prodag.models import variational
 from prodag.models.base import StructuralEquationModel
 from prodag.projection import Projector
-
-
-@dataclass(frozen=True)
-class OptimiserOptions:
-    """Optimiser and stopping settings (see the module docstring for epochs and patience)."""
-
-    n_samples: int = 100
-    max_epochs: int = 1000
-    patience: int = 5
-    lr: float = 0.1
-    steps_per_epoch: int = 10
-    min_delta: float = 1e-3
-    epochs_per_call: int = 20
-    member_batch: int = 0
-    """Members computed together (``vmap``); the batches run one after another in the same
-    compiled loop (``lax.map``). 0: all at once, stopped members leaving the batch as it
-    shrinks (the default on a CPU as on a GPU: ``docs/findings.md``). 1: one at a time, a
-    stopped member skipped (least memory)."""
+from prodag.xla import power_of_two
 
 
 class Params(NamedTuple):
@@ -153,8 +136,7 @@ def epoch(loss, optimizer: optax.GradientTransformation, options: OptimiserOptio
                        jnp.where(improved, jnp.minimum(value, state.best), state.best),
                        jnp.where(improved, 0, state.wait + 1),
                        state.history.at[jnp.arange(value.shape[0]), state.epoch].set(value))
-    return jax.tree.map(lambda new, old: jnp.where(_along(active, new), new, old),
-                        stepped, state)
+    return select(active, stepped, state)
 
 
 def over_members(function, member_batch: int, active: jax.Array, *args):
@@ -217,7 +199,7 @@ def compacted_size(n_running: int, n_rows: int) -> int:
     """Rows a batch of ``n_rows`` with ``n_running`` members still running shrinks to: the
     smallest power of two that holds them, once that is at most half the rows (else the
     batch stays as it is)."""
-    size = 1 << max(0, n_running - 1).bit_length()
+    size = power_of_two(n_running)
     return size if 2 * size <= n_rows else n_rows
 
 
@@ -233,6 +215,9 @@ def stack(trees: list) -> Any:
     return jax.tree.map(lambda *leaves: jnp.stack([jnp.asarray(x) for x in leaves]), *trees)
 
 
-def _along(mask: jax.Array, leaf: jax.Array) -> jax.Array:
-    """``mask (M,)`` shaped to broadcast against ``leaf (M, ...)``."""
-    return mask.reshape(mask.shape + (1,) * (jnp.ndim(leaf) - 1))
+def select(mask: jax.Array, new: Any, old: Any) -> Any:
+    """``new`` where ``mask (n,)`` holds, else ``old``: pytrees of equal structure whose leaves
+    lead with the axis n (members, draws or particles)."""
+    return jax.tree.map(
+        lambda a, b: jnp.where(mask.reshape(mask.shape + (1,) * (jnp.ndim(a) - 1)), a, b),
+        new, old)

@@ -13,8 +13,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax.flatten_util import ravel_pytree
 
 from prodag.models.base import Weights
+from prodag.xla import power_of_two
 
 MOVES = ("site", "joint", "reverse")
 """The moves within a mode (``propose``; also the SMC's)."""
@@ -29,7 +31,7 @@ JOINT_SCALES = (0.1, 0.3, 1.0)
 
 class Frames(NamedTuple):
     """The fitted components as frames for jumps: means and log standard deviations of the
-    flattened ``ω̃`` (``(K, D)``, leaves in sorted order as ``_flatten``) and each component's
+    flattened ``ω̃`` (``(K, D)``, leaves in sorted order as ``flatten``) and each component's
     partners, the others of its group (``(K, G)``, padded with itself; ``n_partners (K,)``)."""
 
     loc: jax.Array
@@ -47,7 +49,7 @@ def frames_of(loc: np.ndarray, log_scale: np.ndarray, groups: np.ndarray) -> Fra
     most = max(len(m) for m in members) - 1
     if most < 1:
         return None
-    width, rows = _power_of_two(most), _power_of_two(len(members))
+    width, rows = power_of_two(most), power_of_two(len(members))
     partners = np.array([[o for o in m if o != k] + [k] * (width + 1 - len(m))
                          for k, m in enumerate(members)]
                         + [[0] * width] * (rows - len(members)), np.int32)
@@ -57,23 +59,11 @@ def frames_of(loc: np.ndarray, log_scale: np.ndarray, groups: np.ndarray) -> Fra
                   jnp.asarray(partners), jnp.asarray(counts))
 
 
-def _power_of_two(n: int) -> int:
-    return 1 << max(n - 1, 0).bit_length()
-
-
 def flatten(weights_tilde: Weights) -> tuple[jax.Array, Callable[[jax.Array], Weights]]:
-    """``ω̃`` as one ``(n, D)`` array and the function that restores the pytree."""
-    names = sorted(weights_tilde)
-    shapes = [weights_tilde[name].shape for name in names]
-    sizes = [int(np.prod(shape[1:])) for shape in shapes]
-    flat = jnp.concatenate([weights_tilde[name].reshape(shape[0], -1)
-                            for name, shape in zip(names, shapes)], axis=1)
-
-    def restore(vector: jax.Array) -> Weights:
-        parts = jnp.split(vector, np.cumsum(sizes)[:-1], axis=1)
-        return {name: part.reshape(shape) for name, part, shape in zip(names, parts, shapes)}
-
-    return flat, restore
+    """``ω̃`` (leaves ``(n, ...)``) as one ``(n, D)`` array, each row its draw's leaves raveled
+    in sorted order (``ravel_pytree``), and the function that restores the pytree."""
+    _, unravel = ravel_pytree(jax.tree.map(lambda leaf: leaf[0], weights_tilde))
+    return jax.vmap(lambda draw: ravel_pytree(draw)[0])(weights_tilde), jax.vmap(unravel)
 
 
 def propose(key: jax.Array, weights_tilde: Weights, edge_weight: str,

@@ -28,11 +28,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from prodag.config.starts import MANY_STARTS_UP_TO
 from prodag.inference.parent_selection import node_score
 
-MANY_STARTS_UP_TO = 30
-"""Largest number of variables searched from 8 starting orders by default (2 above): the cost
-of one search grows quickly with p, so large graphs get fewer starts."""
 SEARCHED_UP_TO = 100
 """Largest number of variables whose orders ``searched_orders`` searches; beyond it, it returns
 its first order unsearched: a sweep's cost grows as about p⁴, so on larger graphs the search

@@ -35,7 +35,7 @@ every one is an exact DAG. Each step makes one symmetric proposal of one kind fo
 The radius stays at the component's. The noise variance stays at its fitted value, unless
 the fit learned it (``collapse``: ``"estimate"``, one per variable, or ``"equal"``, shared) and
 the SEM is the linear-Gaussian one: then the target is the posterior with ``σ²`` integrated out
-under ``p(σ²) ∝ 1/σ²`` (the model's own posterior as ``benchmarks/studies/reference.py`` and
+under ``p(σ²) ∝ 1/σ²`` (the model's own posterior as ``benchmarks/reference_sampler.py`` and
 ``prodag.inference.smc`` define it)::
 
     log p(X | ω) = −½ Σ_k n_k log RSS_k   ("estimate"),   −½ (Σ_k n_k) log Σ_k RSS_k   ("equal"),
@@ -61,8 +61,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from prodag.inference import member_layout, pad_members
 from prodag.inference.draws import concatenate_draws
+from prodag.inference.engine import member_layout
+from prodag.inference.kernels import pad_members, select
 from prodag.inference.moves import (  # noqa: F401  (frames_of: the proposals, named here too)
     KINDS, MOVES, Frames, frames_of, jump, propose)
 from prodag.models.base import StructuralEquationModel, Weights
@@ -202,18 +203,21 @@ def step(model: StructuralEquationModel, project: Projector, collapse: str | Non
     proposal, component, log_jacobian, move = _proposal(k_propose, state, target,
                                                         model.edge_weight)
     value = log_target(model, project, proposal, target, collapse)
-    accept = (jnp.log(jax.random.uniform(k_accept, value.shape, value.dtype))
-              < value - state.log_target + log_jacobian)
+    accept = accepts(k_accept, value - state.log_target + log_jacobian)
     moves = jnp.where(move == len(MOVES), component != state.component, True)
     accept = accept & moves
-    weights_tilde = jax.tree.map(
-        lambda new, old: jnp.where(accept.reshape((-1,) + (1,) * (new.ndim - 1)), new, old),
-        proposal, state.weights_tilde)
+    weights_tilde = select(accept, proposal, state.weights_tilde)
     counts = state.counts.at[:, move].add(jnp.stack([jnp.sum(accept * state.counted),
                                                      jnp.sum(moves * state.counted)]))
     return (RefineState(weights_tilde, jnp.where(accept, value, state.log_target), counts,
                         state.counted, jnp.where(accept, component, state.component)),
             StepInfo(move, accept))
+
+
+def accepts(key: jax.Array, log_ratio: jax.Array) -> jax.Array:
+    """The Metropolis test of every draw ``(n,)``: ``log u < log_ratio``, ``u ~ U(0, 1)`` drawn
+    in ``log_ratio``'s shape and dtype (a NaN ratio is rejected)."""
+    return jnp.log(jax.random.uniform(key, log_ratio.shape, log_ratio.dtype)) < log_ratio
 
 
 def _proposal(key: jax.Array, state: RefineState, target: Target, edge_weight: str):

@@ -22,14 +22,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from prodag.config.parameters import VALIDATION_FRACTION
 from prodag.inputs.validation import DataError
 
 if TYPE_CHECKING:
     import jax
 
-VALIDATION_FRACTION = 0.1
-"""Share of rows held out to choose λ by validation (the paper's protocol)."""
-CRITERIA = ("elbo", "validation")
 POLISHED_RADII = 2
 """Radii (the best by the criterion after one start each) fitted again from every start."""
 SCREEN_AFTER_EPOCHS = 10

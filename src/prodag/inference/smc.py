@@ -42,6 +42,8 @@ from jax import lax
 from jax.scipy.special import logsumexp
 
 from prodag.inference import refinement
+from prodag.inference.kernels import select
+from prodag.inference.moves import flatten
 from prodag.models.base import StructuralEquationModel, Weights
 from prodag.projection import Projector
 from prodag.xla import exact_jit
@@ -141,14 +143,9 @@ def proposal_of(fits: list, dtype, prior: tuple[float, float] = (0.0, 1.0),
                     jnp.asarray([lam for lam, _ in fits] + radii, dtype))
 
 
-def _rows(tree: dict, names: list[str]) -> jax.Array:
-    return jnp.concatenate([tree[name].reshape(tree[name].shape[0], -1) for name in names], 1)
-
-
 def proposal_log_density(proposal: Proposal, position: Weights, lams: jax.Array) -> jax.Array:
     """``log q(ω̃, λ)`` of every particle ``(n,)``."""
-    names = sorted(proposal.loc)
-    x, mean, scale = (_rows(tree, names) for tree in (position, proposal.loc, proposal.scale))
+    x, mean, scale = (flatten(tree)[0] for tree in (position, proposal.loc, proposal.scale))
 
     def component(args):
         m, s = args
@@ -221,10 +218,8 @@ def build_kernel(model: StructuralEquationModel, project: Projector,
         new_q = proposal_log_density(proposal, candidate, lams)
         new_t = log_target(candidate, lams, target)
         log_alpha = (1 - beta) * (new_q - log_q) + beta * (new_t - log_t)
-        accept = jnp.log(jax.random.uniform(key, log_alpha.shape, log_alpha.dtype)) < \
-            jnp.where(jnp.isnan(log_alpha), -jnp.inf, log_alpha)
-        position = jax.tree.map(lambda new, old: jnp.where(
-            accept.reshape((-1,) + (1,) * (new.ndim - 1)), new, old), candidate, position)
+        accept = refinement.accepts(key, log_alpha)
+        position = select(accept, candidate, position)
         return (position, jnp.where(accept, new_q, log_q), jnp.where(accept, new_t, log_t)), \
             jnp.sum(accept)
 

@@ -12,8 +12,8 @@ def lambda_path(path, estimator, lam: float, check: Checker) -> dict | None:
     if estimator.lam != "auto":
         check.that(path is None, "'lambda_path_' must be null for a fixed lam")
         return None
-    from prodag.config.parameters import training_options
-    from prodag.inference.selection import BELOW_GRID, BELOW_GRID_ROUNDS, CRITERIA
+    from prodag.config.parameters import CRITERIA, training_options
+    from prodag.inference.selection import BELOW_GRID, BELOW_GRID_ROUNDS
 
     n_lambdas, select_by = (training_options(estimator).n_lambdas,
                             training_options(estimator).select_by)

@@ -26,7 +26,7 @@ POPULATIONS = 2
 @functools.lru_cache(maxsize=16)
 def kernel_for(config, mutation_steps: int, ess_fraction: float,
                min_temperatures: int) -> smc.Kernel:
-    """The compiled kernel of a ``fitting.ModelConfig`` (cached)."""
+    """The compiled kernel of a ``prodag.config.spec.ModelConfig`` (cached)."""
     return smc.build_kernel(config.model(), config.projector(), mutation_steps, ess_fraction,
                             min_temperatures)
 

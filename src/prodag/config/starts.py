@@ -1,0 +1,23 @@
+"""How many starts a linear fit takes from the data, and whether its restarts take them in
+turn without the prior: the rules ``prodag.config.spec`` resolves ``n_restarts`` by and the
+fit's starts follow (``prodag.inference.initialization``, ``prodag.inference.fitting``)."""
+
+MANY_STARTS_UP_TO = 30
+"""Largest number of variables searched from 8 starting orders by default (2 above): the cost
+of one search grows quickly with p, so large graphs get fewer starts."""
+SEARCHED_GRAPHS = 6
+"""Distinct searched graphs whose orders start the linear SEM (besides the top-down order),
+at most ``SEARCHED_GRAPHS_ABOVE`` above ``MANY_STARTS_UP_TO`` variables: the posterior's best
+modes often lie along an order that is not the BIC-best one."""
+SEARCHED_GRAPHS_ABOVE = 1
+
+
+def n_searched_graphs(p: int) -> int:
+    """How many searched orders start a linear fit of ``p`` variables."""
+    return SEARCHED_GRAPHS if p <= MANY_STARTS_UP_TO else SEARCHED_GRAPHS_ABOVE
+
+
+def takes_two_orders(sem: str, from_data: bool, per_variable_noise: bool) -> bool:
+    """Whether the fit's restarts take the linear SEM's two data starts (the top-down and the
+    searched order, ``prodag.inference.initialization.start_means``) in turn, without the prior."""
+    return sem == "linear" and from_data and not per_variable_noise
