@@ -19,14 +19,18 @@ SOURCE = Path(__file__).resolve().parents[1] / "src"
 
 
 def run_and_interrupt(arguments, after: float, cwd: Path) -> subprocess.CompletedProcess:
-    """Run ``python -m prodag.cli ARGUMENTS`` and send it SIGINT ``after`` seconds in."""
+    """Run ``python -m prodag.cli ARGUMENTS`` and send it SIGINT ``after`` seconds in, unless
+    it has finished by then (then no signal, as a signal to the finished process did nothing,
+    and no idle wait for the rest of ``after``)."""
     env = {**os.environ, "PYTHONPATH": str(SOURCE) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     process = subprocess.Popen([sys.executable, "-m", "prodag.cli", *map(str, arguments)],
                                cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(after)
-    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=after)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=120)
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 

@@ -230,7 +230,24 @@ def test_members_stop_on_their_own_and_each_result_is_its_own(data):
     assert abs(alone.objective - results[1].objective) < 0.05 * abs(alone.objective)
 
 
-def test_stopped_members_leave_the_batch_and_each_fit_stays_its_own(data):
+@pytest.fixture(scope="module")
+def batch_engine():
+    """The engine of the batched-member tests below that let the host look as often as the
+    options allow (shared so that its programs, one per batch size, compile once)."""
+    return VariationalInference(LinearSEM(), EXACT,
+                                OptimiserOptions(n_samples=8, max_epochs=40, patience=2,
+                                                 steps_per_epoch=3))
+
+
+@pytest.fixture(scope="module")
+def batch_engine_each_epoch():
+    """``batch_engine``'s settings with the host looking after every epoch."""
+    return VariationalInference(LinearSEM(), EXACT,
+                                OptimiserOptions(n_samples=8, max_epochs=40, patience=2,
+                                                 steps_per_epoch=3, epochs_per_call=1))
+
+
+def test_stopped_members_leave_the_batch_and_each_fit_stays_its_own(data, batch_engine):
     """Five members at different radii stop at different epochs; run all at once (vmap), the
     batch shrinks as they stop (``compacted_size``), and each member's epochs and score
     agree with the same members run one at a time."""
@@ -241,7 +258,7 @@ def test_stopped_members_leave_the_batch_and_each_fit_stays_its_own(data):
     noise = np.ones(3, np.float32)
     results = []
     for member_batch in (0, 1):
-        engine = VariationalInference(
+        engine = batch_engine if member_batch == 0 else VariationalInference(
             LinearSEM(), EXACT, OptimiserOptions(n_samples=8, max_epochs=40, patience=2,
                                                  steps_per_epoch=3, member_batch=member_batch))
         start = engine.init_params(3, noise)
@@ -257,20 +274,19 @@ def test_stopped_members_leave_the_batch_and_each_fit_stays_its_own(data):
 
 
 
-def test_how_often_the_host_looks_changes_no_member_of_a_shrinking_batch(data, monkeypatch):
+def test_how_often_the_host_looks_changes_no_member_of_a_shrinking_batch(
+        data, monkeypatch, batch_engine, batch_engine_each_epoch):
     """Members leave the batch only at fixed epochs (``COMPACT_EVERY``), so the batches each
     member runs in, and with them its numbers to the last bit, are the same however the calls
-    are sized (by the seconds they take, in a fit): here one epoch a call against seven."""
+    are sized (by the seconds they take, in a fit): here one epoch a call against the most
+    the options allow (20, so each call runs to the next ``COMPACT_EVERY`` epoch)."""
     from prodag.inference import engine as engine_module
 
     monkeypatch.setattr(engine_module, "epochs_per_call", lambda seconds, epochs, most: most)
     _, prepared = data
     noise = np.ones(3, np.float32)
     results = []
-    for most in (1, 7):
-        engine = VariationalInference(
-            LinearSEM(), EXACT, OptimiserOptions(n_samples=8, max_epochs=40, patience=2,
-                                                 steps_per_epoch=3, epochs_per_call=most))
+    for engine in (batch_engine_each_epoch, batch_engine):
         members = engine.members([np.inf, 3.0, 1.0, 0.5, 0.2, 0.1], noise, [0] * 6, [60] * 6,
                                  jnp.float32)
         results.append(engine.fit_members([engine.init_params(3, noise)] * 6,
@@ -284,7 +300,7 @@ def test_how_often_the_host_looks_changes_no_member_of_a_shrinking_batch(data, m
             np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
 
 
-def test_members_trailing_their_group_stop_where_the_screen_says(data):
+def test_members_trailing_their_group_stop_where_the_screen_says(data, batch_engine_each_epoch):
     """``Screen``: from epoch ``after`` on, a member whose best objective so far trails the
     best of its group (members 0-2, and 3-4) by more than ``margin`` stops. The oracle: the
     same members unscreened, each screened member's epochs read off their histories; the
@@ -293,9 +309,7 @@ def test_members_trailing_their_group_stop_where_the_screen_says(data):
 
     _, prepared = data
     noise = np.ones(3, np.float32)
-    engine = VariationalInference(
-        LinearSEM(), EXACT, OptimiserOptions(n_samples=8, max_epochs=40, patience=2,
-                                             steps_per_epoch=3, epochs_per_call=1))
+    engine = batch_engine_each_epoch
     lams, groups, after = [np.inf, 0.3, 0.05, 3.0, 0.05], np.array([0, 0, 0, 1, 1]), 3
     members = engine.members(lams, noise, [0] * 5, [60] * 5, jnp.float32)
     start = engine.init_params(3, noise)
