@@ -10,7 +10,8 @@ resident memory is its own).
     PYTHONPATH=src python -m benchmarks.studies.scale --munin --datasets 0
 
 ``--option name=value`` changes one estimator setting (``prodag.config.parameters.nest``
-names). Prints a row per fit and the mean of each setting, and writes
+names). Prints a row per fit, two seeds' largest edge-probability gap per dataset (with
+``--seeds 0 1``) and the mean of each setting, and writes
 ``benchmarks/results/scale_p<p>_n<n>[_tag].json``.
 """
 
@@ -71,6 +72,7 @@ def one_fit(p: int, n: int, dataset: int, seed: int, options: dict) -> dict:
             "expected_extra": float(extra.mean()), "expected_missing": float(missing.mean()),
             "expected_reversed": float(reversed_.mean()),
             "stages_s": estimator.fit_seconds_,
+            "edge_probabilities": np.round(estimator.edge_probabilities(), 4).tolist(),
             **{k: float(scores[k]) for k in METRICS}}
 
 
@@ -116,6 +118,15 @@ def main(argv=None) -> None:
                   f" {row['expected_extra']:.0f}/{row['expected_missing']:.0f}/"
                   f"{row['expected_reversed']:.0f}  load "
                   f"{os.getloadavg()[0]:.2f}", flush=True)
+    for dataset in args.datasets:  # the seed-stability criterion: two seeds' |ΔP| per edge
+        fits = [row for row in rows if row["dataset"] == dataset][:2]
+        if len(fits) == 2:
+            import numpy as np
+
+            gap = np.abs(np.subtract(*(np.asarray(row["edge_probabilities"]) for row in fits)))
+            print(f"dataset {dataset}, seeds {fits[0]['seed']} and {fits[1]['seed']}: max |ΔP| "
+                  f"{gap.max():.3f}, mean {gap.mean():.4f}, edges beyond 0.3: "
+                  f"{int((gap > 0.3).sum())}")
     mean = {k: statistics.mean(row[k] for row in rows)
             for k in (*METRICS, "seconds", "peak_rss_gb", "dag_share")}
     print("mean: " + "  ".join(f"{k} {v:.2f}" for k, v in mean.items()))
