@@ -72,8 +72,24 @@ def one_fit(p: int, n: int, dataset: int, seed: int, options: dict) -> dict:
             "expected_extra": float(extra.mean()), "expected_missing": float(missing.mean()),
             "expected_reversed": float(reversed_.mean()),
             "stages_s": estimator.fit_seconds_,
+            "lambda_path": _plain(estimator.lambda_path_),
+            "component_lams": [float(lam) for lam in estimator.component_lams_],
+            "mixture_weights": np.round(estimator.mixture_weights_, 6).tolist(),
             "edge_probabilities": np.round(estimator.edge_probabilities(), 4).tolist(),
             **{k: float(scores[k]) for k in METRICS}}
+
+
+def _plain(value):
+    """``value`` with numpy scalars and arrays made JSON's own types."""
+    import numpy as np
+
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _child(queue, *args) -> None:
