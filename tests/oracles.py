@@ -60,9 +60,11 @@ def _l1_ball(W: np.ndarray, lam: float) -> np.ndarray:
     return (np.sign(W.reshape(S, -1)) * np.maximum(v - theta[:, None], 0)).reshape(W.shape)
 
 
-def three_node_oracle(X, lam, noise_variance=1.0, n_draws=300_000, centre=True):
+def three_node_oracle(X, lam, noise_variance=1.0, n_draws=300_000, centre=True,
+                      allowed=None):
     """Edge probabilities ``(3, 3)`` and their standard errors by importance sampling (of the
-    rows ``X`` as given with ``centre=False``, e.g. a resample of centred rows).
+    rows ``X`` as given with ``centre=False``, e.g. a resample of centred rows; with
+    ``allowed (3, 3)``, the projection onto the DAGs inside it).
     ``noise_variance="equal"`` / ``"estimate"``: learned, one shared or one per variable,
     integrated out under ``p(σ²) ∝ 1/σ²`` (the likelihood becomes ``RSS^(−n·p/2)`` or
     ``Π_k RSS_k^(−n/2)``)."""
@@ -70,6 +72,8 @@ def three_node_oracle(X, lam, noise_variance=1.0, n_draws=300_000, centre=True):
     p = X.shape[1]
     W_tilde = np.random.default_rng(1).standard_normal((n_draws, p, p))
     W_tilde[:, np.arange(p), np.arange(p)] = 0
+    if allowed is not None:
+        W_tilde = np.where(allowed, W_tilde, 0.0)
     best_mass, best_mask = np.full(n_draws, np.inf), np.zeros(W_tilde.shape, bool)
     for order in itertools.permutations(range(p)):
         positions = np.empty(p, int)

@@ -15,7 +15,7 @@ from oracles import chain_data, three_node_oracle
 from prodag import ProDAG, TrainingOptions
 from prodag.graph import is_dag
 from prodag.config import spec
-from prodag.inference import fitting, refinement
+from prodag.inference import fitting, moves, refinement
 from prodag.io.model_file import ModelFileError
 from prodag.models import make_model
 from prodag.posterior import negligible
@@ -121,6 +121,44 @@ def test_the_reversal_move_is_an_involution_and_site_moves_touch_one_entry():
     changed = sum(np.sum(np.asarray(moved[k]) != np.asarray(weights[k]), axis=tuple(
         range(1, weights[k].ndim))) for k in weights)
     assert np.all(changed <= 1) and changed.sum() > 40
+
+
+def test_with_knowledge_the_moves_change_only_the_allowed_weights():
+    key = jax.random.PRNGKey(5)
+    weights = {"W": jax.random.normal(key, (200, 4, 4)), "b": jnp.ones((200, 2))}
+    allowed = ~np.eye(4, dtype=bool)
+    allowed[0, 1] = allowed[1, 0] = allowed[2, 3] = False  # 3 → 2 stays allowed
+    movable = moves.movable(weights, "W", allowed)
+    seen = set()
+    for step in range(60):
+        moved, kind = refinement.propose(jax.random.fold_in(key, step), weights, "W", 1.0,
+                                         movable)
+        kind = refinement.MOVES[int(kind)]
+        seen.add(kind)
+        changed = np.asarray(moved["W"]) != np.asarray(weights["W"])
+        assert not changed[:, ~allowed & ~allowed.T].any(), kind  # never 0 ↔ 1
+        if kind == "reverse":  # only pairs with an allowed direction, 2 ↔ 3 among them
+            assert changed.any() and not changed[:, 0, 1].any()
+        else:
+            assert not changed[:, ~allowed].any(), kind
+            assert changed.any() or kind == "site"
+            if kind == "joint":
+                assert np.all(np.asarray(moved["b"]) != 1.0)
+    assert seen == set(refinement.MOVES)
+
+
+def test_refinement_with_forbidden_edges_reaches_the_exact_posterior(monkeypatch):
+    monkeypatch.setattr(negligible, "EFFECT_SIZE", 0.0)
+    X = chain_data(3)
+    allowed = ~np.eye(3, dtype=bool)
+    allowed[2, 0] = False
+    est = _refined_fit(X, 1.0, 1500, forbidden=[(2, 0)])
+    oracle, oracle_error = three_node_oracle(X, 1.0, allowed=allowed)
+    refined = np.mean(est.sample(1000) != 0, axis=0)
+    draws_error = np.sqrt(refined * (1 - refined) / 1000)
+    tolerance = 4 * np.sqrt(draws_error ** 2 + oracle_error ** 2) + 0.01
+    assert np.all(refined[~allowed] == 0)
+    assert np.all(np.abs(refined - oracle)[allowed] < tolerance[allowed]), (refined, oracle)
 
 
 def test_the_target_is_the_prior_times_the_likelihood_of_the_projected_weights():
@@ -270,7 +308,8 @@ def test_negative_refinement_steps_are_refused():
     ("linear", 3, {}, 6000), ("linear", 5, {}, 6000), ("linear", 7, {}, 3061),
     ("linear", 8, {}, 2343),
     ("linear", 11, {}, 1239), ("linear", 20, {}, 375), ("linear", 50, {}, 60),
-    ("linear", 100, {}, 15), ("linear", 122, {}, 10), ("linear", 123, {}, 0),
+    ("linear", 100, {}, 15), ("linear", 122, {}, 10), ("linear", 123, {}, 10),
+    ("linear", 1000, {}, 10),
     ("additive", 10, {}, 0), ("mlp", 10, {}, 0), ("linear", 10, {"sampler": "smc"}, 0),
     ("linear", 100, {"refine_steps": 700}, 700), ("linear", 5, {"refine_steps": 0}, 0)])
 def test_the_default_refinement_is_in_proportion_to_the_linear_fit(sem, p, options, steps,

@@ -77,7 +77,7 @@ BootstrapOption = Annotated[bool, typer.Option(
                                        "resample of the rows and they share the posterior "
                                        "equally; for large data the model misfits.")]
 RefineStepsOption = Annotated[Optional[int], typer.Option(
-    min=0, show_default="linear: 375·(20/p)², at most 6000 (p ≤ 5), none past p = 122; "
+    min=0, show_default="linear: 375·(20/p)², at most 6000 (p ≤ 5), at least 10; "
                         "additive, mlp: none",
     help="Metropolis steps that move 1000 draws of the fitted posterior towards the "
          "model's own posterior (0: none); about twice the fit's time at 2000 steps "

@@ -72,8 +72,8 @@ class TrainingOptions:
         those draws. 0: none (the mixture itself). With ``bootstrap``, each draw moves
         towards the posterior given its own chain's resample (a refined bagged posterior).
         ``None``: a cost in proportion to the fit's (``prodag.config.spec``): for the linear
-        SEM ``375 · (20 / p)²`` steps, at most 6000 (p ≤ 5; 375 at p = 20, 1500 at p = 10),
-        none below 10 steps (p > 122); none for the additive SEM, the MLP
+        SEM ``375 · (20 / p)²`` steps, at most 6000 (p ≤ 5; 375 at p = 20, 1500 at p = 10)
+        and at least 10 (p ≥ 122); none for the additive SEM, the MLP
         and ``sampler="smc"``. ``diagnostics_["refinement"]`` of the fitted estimator says
         how many steps ran and what one cost.
     sampler : {"mixture", "smc"}

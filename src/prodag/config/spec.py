@@ -165,7 +165,8 @@ replacing moves within a mode cost accuracy on the exact-posterior benchmark
 (docs/findings.md)."""
 AUTO_REFINE_P = 20
 MIN_AUTO_REFINE_STEPS = 10
-"""Fewer default steps than these are not run (p > 122)."""
+"""The fewest steps a default linear fit refines by (reached at p = 122): above it, every
+draw still makes a few moves and jumps by the model's own ratio, whatever p."""
 MAX_AUTO_REFINE_STEPS = 6000
 """The most steps a default linear fit refines by (p ≤ 5): below ``AUTO_REFINE_P`` the steps
 grow as a step's arithmetic shrinks, up to what the exact-posterior benchmark asked for with a
@@ -218,16 +219,15 @@ def resolved_restarts(settings, p: int) -> int:
 def resolved_refine_steps(settings, p: int) -> int:
     """``training.refine_steps`` with ``None`` resolved for ``p`` variables: for the linear
     SEM's mixture, ``AUTO_REFINE_STEPS · (AUTO_REFINE_P / p)²`` (a step's arithmetic, about
-    ``draws · p²``, in proportion to the p = 20 default's), at most ``MAX_AUTO_REFINE_STEPS``
-    and 0 once under ``MIN_AUTO_REFINE_STEPS``; 0 for the other SEMs and for
-    ``sampler="smc"``."""
+    ``draws · p²``, in proportion to the p = 20 default's), between ``MIN_AUTO_REFINE_STEPS``
+    and ``MAX_AUTO_REFINE_STEPS``; 0 for the other SEMs and for ``sampler="smc"``."""
     training = parameters.training_options(settings)
     if training.refine_steps is not None:
         return int(training.refine_steps)
     if settings.sem != "linear" or training.sampler != "mixture":
         return 0
-    steps = min(MAX_AUTO_REFINE_STEPS, int(AUTO_REFINE_STEPS * (AUTO_REFINE_P / p) ** 2))
-    return steps if steps >= MIN_AUTO_REFINE_STEPS else 0
+    steps = int(AUTO_REFINE_STEPS * (AUTO_REFINE_P / p) ** 2)
+    return min(MAX_AUTO_REFINE_STEPS, max(MIN_AUTO_REFINE_STEPS, steps))
 
 
 def resolved_noise_model(settings):

@@ -51,8 +51,10 @@ def sampler(config: ModelConfig) -> PosteriorSampler:
 def refiner(config: ModelConfig, noise_model=None) -> Refiner:
     """The compiled Metropolis refinement of ``config`` (cached); with a learned
     ``noise_model`` (``"estimate"``, ``"equal"``) the linear-Gaussian SEM's refinement
-    integrates its variances out (``prodag.inference.refinement``)."""
-    return Refiner(config.model(), config.projector(), noise_model)
+    integrates its variances out (``prodag.inference.refinement``); with knowledge, the moves
+    change the allowed edges' weights only."""
+    allowed = None if config.knowledge is None else config.knowledge.allowed_mask()
+    return Refiner(config.model(), config.projector(), noise_model, allowed)
 
 
 def data_start(prior: Params, means: dict[str, np.ndarray]) -> Params:

@@ -66,16 +66,52 @@ def flatten(weights_tilde: Weights) -> tuple[jax.Array, Callable[[jax.Array], We
     return jax.vmap(lambda draw: ravel_pytree(draw)[0])(weights_tilde), jax.vmap(unravel)
 
 
+class Movable(NamedTuple):
+    """The entries of ``ω̃`` that moves change, where the others cannot matter: the
+    projection zeroes every edge outside the allowed ones (forbidden, or outside the
+    candidate parents), so the target is the prior there, independent of the rest, and no
+    output reads them. ``entries (M,)``: flat indices (``flatten``'s order) of the entries a
+    ``site`` or ``joint`` move changes; ``pairs (P, 2)``: the node pairs ``j < k`` a
+    ``reverse`` move may swap (either direction allowed). Each move stays symmetric: it
+    picks uniformly from a fixed set."""
+
+    entries: jax.Array
+    pairs: jax.Array
+
+
+def movable(weights_tilde: Weights, edge_weight: str, allowed: np.ndarray) -> Movable | None:
+    """``Movable`` of draws ``weights_tilde`` (leaves ``(n, ...)``) given ``allowed (p, p)``:
+    every entry of the other weights, and the edge weights of the allowed edges (None when
+    no entry may move: every move then changes nothing the target reads)."""
+    keep = {name: np.ones(leaf.shape[1:], bool) for name, leaf in weights_tilde.items()}
+    edges = keep[edge_weight]
+    keep[edge_weight] = np.broadcast_to(
+        np.asarray(allowed, bool).reshape(allowed.shape + (1,) * (edges.ndim - 2)), edges.shape)
+    entries = np.flatnonzero(np.asarray(ravel_pytree(keep)[0]))
+    if len(entries) == 0:
+        return None
+    pairs = np.argwhere(np.triu(np.asarray(allowed, bool) | np.asarray(allowed, bool).T, 1))
+    if len(pairs) == 0:  # nothing to reverse: the pair (0, 0) swaps an entry with itself
+        pairs = np.zeros((1, 2), int)
+    return Movable(jnp.asarray(entries, jnp.int32), jnp.asarray(pairs, jnp.int32))
+
+
 def propose(key: jax.Array, weights_tilde: Weights, edge_weight: str,
-             prior_std: float) -> tuple[Weights, jax.Array]:
-    """One proposal of one kind for every draw, and the kind's index (a scalar)."""
+            prior_std: float, movable: Movable | None = None) -> tuple[Weights, jax.Array]:
+    """One proposal of one kind for every draw, and the kind's index (a scalar); with
+    ``movable``, the moves change its entries only (a one-entry move picks one of them, a
+    move of every entry moves them all and scales by their count, a reversal picks one of
+    its pairs)."""
     k_move, k_entry, k_scale, k_noise = jax.random.split(key, 4)
     flat, restore = flatten(weights_tilde)
     n, size = flat.shape
     move = jax.random.choice(k_move, len(MOVES), p=jnp.asarray(MOVE_PROBABILITIES))
+    count = size if movable is None else movable.entries.shape[0]
 
     def site(_):
-        entry = jax.random.randint(k_entry, (n,), 0, size)
+        entry = jax.random.randint(k_entry, (n,), 0, count)
+        if movable is not None:
+            entry = movable.entries[entry]
         scale = jnp.asarray(SITE_SCALES, flat.dtype)[
             jax.random.randint(k_scale, (n,), 0, len(SITE_SCALES))]
         step = prior_std * scale * jax.random.normal(k_noise, (n,), flat.dtype)
@@ -83,13 +119,19 @@ def propose(key: jax.Array, weights_tilde: Weights, edge_weight: str,
 
     def joint(_):
         scale = jnp.asarray(JOINT_SCALES, flat.dtype)[
-            jax.random.randint(k_scale, (n,), 0, len(JOINT_SCALES))] * prior_std / np.sqrt(size)
-        return restore(flat + scale[:, None] * jax.random.normal(k_noise, flat.shape, flat.dtype))
+            jax.random.randint(k_scale, (n,), 0, len(JOINT_SCALES))] * prior_std / np.sqrt(count)
+        noise = jax.random.normal(k_noise, flat.shape, flat.dtype)
+        if movable is not None:
+            noise = noise * jnp.zeros(size, flat.dtype).at[movable.entries].set(1.0)
+        return restore(flat + scale[:, None] * noise)
 
     def reverse(_):
         edges = weights_tilde[edge_weight]  # (n, p, p, ...)
         p = edges.shape[1]
-        pair = jax.random.randint(k_entry, (n, 2), 0, p)
+        if movable is None:
+            pair = jax.random.randint(k_entry, (n, 2), 0, p)
+        else:
+            pair = movable.pairs[jax.random.randint(k_entry, (n,), 0, movable.pairs.shape[0])]
         chosen = ((jnp.arange(p)[None, :, None] == pair[:, 0, None, None])
                   & (jnp.arange(p)[None, None, :] == pair[:, 1, None, None]))
         chosen = (chosen | jnp.swapaxes(chosen, 1, 2)).reshape(chosen.shape

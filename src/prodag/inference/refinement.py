@@ -65,7 +65,7 @@ from prodag.inference.draws import concatenate_draws
 from prodag.inference.engine import member_layout
 from prodag.inference.kernels import pad_members, select
 from prodag.inference.moves import (  # noqa: F401  (frames_of: the proposals, named here too)
-    KINDS, MOVES, Frames, frames_of, jump, propose)
+    KINDS, MOVES, Frames, Movable, frames_of, jump, movable, propose)
 from prodag.models.base import StructuralEquationModel, Weights
 from prodag.projection import Projector
 from prodag.xla import exact_jit
@@ -98,6 +98,8 @@ class Target(NamedTuple):
     resample: jax.Array | None = None
     frames: Frames | None = None
     """The components that draws may jump between (module docstring); None: no jumps."""
+    movable: Movable | None = None
+    """The entries the moves within a mode change (``moves.Movable``); None: every entry."""
 
 
 class Refined(NamedTuple):
@@ -226,13 +228,15 @@ def _proposal(key: jax.Array, state: RefineState, target: Target, edge_weight: s
     the steps."""
     zero = jnp.zeros(state.log_target.shape, state.log_target.dtype)
     if target.frames is None:
-        proposal, move = propose(key, state.weights_tilde, edge_weight, target.prior_std)
+        proposal, move = propose(key, state.weights_tilde, edge_weight, target.prior_std,
+                                 target.movable)
         return proposal, state.component, zero, move
 
     k_kind, k_move = jax.random.split(key)
 
     def within(_):
-        proposal, move = propose(k_move, state.weights_tilde, edge_weight, target.prior_std)
+        proposal, move = propose(k_move, state.weights_tilde, edge_weight, target.prior_std,
+                                 target.movable)
         return proposal, state.component, zero, move.astype(jnp.int32)
 
     def between(_):
@@ -269,13 +273,15 @@ def conditional_noise(model: StructuralEquationModel, project: Projector, collap
 class Refiner:
     """The compiled refinement kernels (``init``, ``run_steps``) of one model and projection,
     with the learned noise model its target integrates out (``collapsible``; None: the fitted
-    variances stay fixed); ``prodag.inference.fitting.refiner`` caches one per
-    configuration."""
+    variances stay fixed) and the ``allowed (p, p)`` edges of the projection (the moves
+    change those weights only, ``moves.Movable``; None: every edge may be one);
+    ``prodag.inference.fitting.refiner`` caches one per configuration."""
 
     def __init__(self, model: StructuralEquationModel, project: Projector,
-                 noise_model=None):
+                 noise_model=None, allowed: np.ndarray | None = None):
         self.model = model
         self.project = project
+        self.allowed = allowed
         self.collapse = collapsible(model, noise_model)
         self._init = exact_jit(functools.partial(init, model, project, self.collapse))
         self._run = exact_jit(functools.partial(run_steps, model, project, self.collapse),
@@ -300,7 +306,9 @@ class Refiner:
             padded, place = member_layout(n)
             draws = place(pad_members(draws, padded - n))
         weights_tilde, lams, noise, resample, component = draws
-        target = target._replace(lams=lams, noise=noise, resample=resample)
+        target = target._replace(lams=lams, noise=noise, resample=resample, movable=(
+            None if self.allowed is None
+            else movable(weights_tilde, self.model.edge_weight, self.allowed)))
         state = self._init(weights_tilde, target, jnp.arange(len(lams)) < n, component)
         done = 0
         while done < n_steps:
