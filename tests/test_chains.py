@@ -2,6 +2,7 @@
 
 import json
 import warnings
+from dataclasses import replace
 from typing import NamedTuple
 
 import jax
@@ -190,10 +191,10 @@ def test_a_fit_reports_each_chains_share_of_the_pooled_weight(fitted):
     est, _ = fitted
     shares = np.array(est.diagnostics_["chain_weights"])
     assert shares.shape == (2,) and np.all(shares >= 0) and np.isclose(shares.sum(), 1.0)
-    assert chains.flagged_edges(est) == est.diagnostics_["disagreeing_edges"]
-    est_bagged = ProDAG(bootstrap=True)
-    est_bagged.diagnostics_ = _one_edge_apart([0.5, 0.5])
-    assert chains.flagged_edges(est_bagged) == []  # bagged chains differ by design
+    assert chains.flagged_edges(est.posterior_) == est.diagnostics_["disagreeing_edges"]
+    bagged = est.posterior_._replace(spec=replace(est.spec_, bootstrap=True),
+                                     diagnostics=_one_edge_apart([0.5, 0.5]))
+    assert chains.flagged_edges(bagged) == []  # bagged chains differ by design
 
 
 def test_chain_weights_sum_each_chains_components():

@@ -126,7 +126,7 @@ def test_standardised_fit_is_invariant_to_units_of_each_column():
     # for the draws of one fit: the same standardised draws, mapped back with X's scales
     ratio = factors[None, :] / factors[:, None]
     in_units_of_X = copy.copy(other)
-    in_units_of_X.scale_, in_units_of_X.mean_ = base.scale_, base.mean_
+    in_units_of_X.posterior_ = other.posterior_._replace(scale=base.scale_, mean=base.mean_)
     np.testing.assert_allclose(other.sample(50, seed=3) / ratio,
                                in_units_of_X.sample(50, seed=3), rtol=1e-9, atol=1e-15)
     # and the posterior of the weights agrees with the fit in X's units

@@ -172,7 +172,7 @@ def disagreement_table(estimator, probs: np.ndarray, variables: list[str]) -> pd
                                         variables.index(e["target"])]),
              **dict(zip(chains, e["probabilities"])),
              "difference": round(max(e["probabilities"]) - min(e["probabilities"]), 6)}
-            for e in flagged_edges(estimator)]
+            for e in flagged_edges(estimator.posterior_)]
     return pd.DataFrame(rows, columns=["source", "target", "probability", *chains,
                                        "difference"])
 
