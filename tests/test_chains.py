@@ -147,11 +147,12 @@ def test_bagged_chains_share_the_mass_equally_whatever_their_evidence():
 
 
 def test_each_bagged_chain_fits_its_own_resample():
-    from prodag.procedure import Prepared, resample
+    from prodag.fit.plan import resample
+    from prodag.fit.prepare import Prepared
 
     Z = np.arange(40.0).reshape(20, 2)
     prepared = Prepared(Z, None, None, np.ones(1), ["a", "b"], Z.mean(0), np.ones(2), None,
-                        None, None, 7)
+                        None, None, 7, "do")
     first, again, other = (resample(prepared, 7, c)[0] for c in (0, 0, 1))
     np.testing.assert_array_equal(first, again)
     assert not np.array_equal(first, other)

@@ -9,8 +9,9 @@ Typical use::
 Every column is centred (``standardize=True``: also divided by its standard deviation).
 Returned weights (``sample``, ``to_networkx``) are in the data's units as given.
 
-Fit steps: ``prodag.procedure`` then ``prodag.sampling``; settings: ``prodag.config.parameters``,
-resolved once into ``prodag.config.spec.FitSpec``; files: ``prodag.io.persistence``.
+Fit steps: ``prodag.fit``; settings: ``prodag.config.parameters``, resolved once into
+``prodag.config.spec.FitSpec``; the fit's result: ``prodag.posterior.fitted.FittedPosterior``;
+files: ``prodag.io.persistence``.
 """
 
 from __future__ import annotations
@@ -22,13 +23,13 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from prodag import effects, procedure, sampling
+from prodag import effects
 from prodag.config import parameters
 from prodag.config.parameters import NetworkOptions, TrainingOptions  # noqa: F401  (documented)
 from prodag.config.protocol import ParameterProtocol
-from prodag.config.spec import resolve
+from prodag.fit import prepare, run as run_fit
 from prodag.inference.draws import edge_graph
-from prodag.inputs import candidates, interventions as interventions_module, validation
+from prodag.inputs import interventions as interventions_module, validation
 from prodag.inputs.checks import check_probability
 from prodag.inputs.units import column_sd, in_units
 from prodag.io import persistence
@@ -36,6 +37,7 @@ from prodag.metrics import edge_probabilities
 from prodag.posterior import chains, samples
 from prodag.posterior.fitted import FittedPosterior
 from prodag.progress import Progress
+
 
 class NotFittedError(ValueError, AttributeError):
     """The estimator has not been fitted yet: call ``fit(X)`` first (or ``ProDAG.load``)."""
@@ -166,35 +168,11 @@ class ProDAG(ParameterProtocol):
         """
         parameters.check(self.get_params())
         parameters.rules()["intervention_kind"](intervention_kind)
-        prepared = procedure.preprocess(self, X, X_val, interventions, conditions,
-                                        intervention_kind)
-        p = len(prepared.columns)
-        screened = candidates.restrict(
-            prepared.knowledge, prepared.Z, prepared.observed,
-            parameters.training_options(self).candidate_parents, p)
-        spec = resolve(self, screened, p)
+        prepared = prepare.preprocess(self, X, X_val, interventions, conditions,
+                                      intervention_kind)
+        spec = prepare.resolve_spec(self, prepared)
         with Progress(None, self.progress) as progress:
-            progress.stage("data starts (order search)")
-            the_plan = procedure.plan(spec, prepared)
-            progress.set_total(the_plan.n_fits)
-            key = jax.random.PRNGKey(prepared.seed)
-            runs = procedure.run_chains(spec, the_plan, prepared.noise, [
-                jax.random.fold_in(key, c) for c in range(spec.n_chains)], progress)
-            progress.stage("pooling the fits")
-            posterior = procedure.pool(the_plan, runs, prepared, key)
-            posterior, refined = sampling.finish(spec, the_plan, posterior, runs, prepared, key,
-                                                  progress)
-        learned = posterior.components[0].log_noise_variance
-        self._keep(FittedPosterior(
-            spec, prepared.columns, prepared.mean, prepared.scale,
-            prepared.noise if learned is None else
-            np.broadcast_to(np.exp(learned), (p,)).copy(),
-            posterior.components, posterior.weights, posterior.lams, posterior.lambda_path,
-            posterior.history, posterior.objective, posterior.diagnostics, refined,
-            prepared.seed, prepared.knowledge,
-            None if screened is None or screened.candidates is None
-            else candidates.as_mask(screened.candidates),
-            prepared.conditions, prepared.condition_means, intervention_kind))
+            self._keep(run_fit(spec, prepared, progress))
         self.fit_seconds_ = dict(progress.seconds)
         if not self.bootstrap:  # bagged chains differ by design: their spread is the data's
             chains.warn_disagreement(self.diagnostics_)

@@ -50,7 +50,7 @@ def diagnostics(found, columns: list[str], check: Checker,
                  extra=("populations", "sortability", "chain_weights", "refinement")):
     """The chains' diagnostics (``prodag.posterior.chains.diagnose``; the SMC's populations' in
     ``"populations"``, with ``"ess"`` and ``"temperatures"``; the refinement's report in
-    ``"refinement"``, ``prodag.sampling.refinement_report``) or None, checked."""
+    ``"refinement"``, ``prodag.fit.draws.refinement_report``) or None, checked."""
     if found is None:
         return None
     fields = {"n_chains", "max_difference", "mean_difference", "threshold",
