@@ -181,6 +181,49 @@ def test_the_layers_import_downwards_only(layer):
     assert imports_across(import_graph("prodag"), lower, upper) == {}
 
 
+HOLD_THE_ESTIMATOR = ("prodag.estimator", "prodag.cli")
+"""The modules that may hold a ``ProDAG``: the estimator itself and the command line (and
+``prodag``'s ``__init__``, which names it). Everything below takes the fitted posterior
+(``prodag.posterior.fitted.FittedPosterior``), the resolved ``FitSpec`` or the parameters
+(``settings``), never the estimator."""
+ESTIMATOR_NAMES = ("est", "estimator")
+
+
+def estimator_parameters(path: Path) -> list[str]:
+    """``"function(parameter)"`` for every function (or lambda) of ``path`` with a parameter
+    named as the estimator is (``ESTIMATOR_NAMES``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            arguments = node.args
+            names = [a.arg for a in (*arguments.posonlyargs, *arguments.args,
+                                     *arguments.kwonlyargs, arguments.vararg,
+                                     arguments.kwarg) if a is not None]
+            found += [f"{getattr(node, 'name', 'lambda')}({name})" for name in names
+                      if name in ESTIMATOR_NAMES]
+    return found
+
+
+def test_nothing_below_the_estimator_takes_or_imports_it():
+    graph = import_graph("prodag")
+    below = {name: path for name, path in module_files("prodag").items()
+             if name != "prodag" and not within(name, HOLD_THE_ESTIMATOR)}
+    assert "prodag.fit" in below and "prodag.effects" in below  # the walk found them
+    takes = {name: found for name, path in below.items()
+             if (found := estimator_parameters(path))}
+    imports = sorted(name for name in below if "prodag.estimator" in graph[name])
+    assert (takes, imports) == ({}, [])
+
+
+def test_the_estimator_parameter_finder_finds_one(tmp_path):
+    path = _write(tmp_path, "def draw(est, n):\n    return n\n\n"
+                            "def save(fitted, *, estimator=None):\n    pass\n\n"
+                            "fit = lambda estimator: estimator\n")
+    assert sorted(estimator_parameters(path)) == ["draw(est)", "lambda(estimator)",
+                                                  "save(estimator)"]
+    assert estimator_parameters(_write(tmp_path, "def draw(fitted, estimate):\n    pass\n")) == []
+
+
 def test_config_imports_nothing_of_inference():
     """``config/`` owns every option type (criteria, ``ModelConfig``, ``OptimiserOptions``):
     the inference takes them from there, so settings are checked without the numerical code."""
