@@ -116,12 +116,11 @@ def test_the_cycle_finder_finds_a_cycle_and_the_walk_sees_relative_imports():
 
 MAX_MODULE_LINES = 350
 PIPELINE = (("prodag.inputs",), ("prodag.projection",), ("prodag.models",), ("prodag.config",),
-            ("prodag.inference",), ("prodag.posterior",), ("prodag.io",))
+            ("prodag.inference",), ("prodag.posterior",), ("prodag.io",), ("prodag.fit",))
 """The packages in the order the data flow through them (DESIGN.md): each imports only from
 its own group and the groups before it (and the shared modules at the top of the package)."""
-FIT_STEPS = ("prodag.procedure", "prodag.sampling", "prodag.estimator", "prodag.effects",
-             "prodag.cli")
-"""The fit's steps and what uses a fitted posterior: no package of the pipeline imports them."""
+FIT_STEPS = ("prodag.estimator", "prodag.effects", "prodag.cli")
+"""The estimator and what uses a fitted posterior: no package of the pipeline imports them."""
 LAYERS = {  # a module of the first group imports none of the second
     **{" and ".join(name.removeprefix("prodag.") for name in group): (
         group, tuple(name for later in PIPELINE[i + 1:] for name in later) + FIT_STEPS)
@@ -180,6 +179,49 @@ def imports_across(graph: dict[str, set[str]], lower: tuple[str, ...],
 def test_the_layers_import_downwards_only(layer):
     lower, upper = LAYERS[layer]
     assert imports_across(import_graph("prodag"), lower, upper) == {}
+
+
+HOLD_THE_ESTIMATOR = ("prodag.estimator", "prodag.cli")
+"""The modules that may hold a ``ProDAG``: the estimator itself and the command line (and
+``prodag``'s ``__init__``, which names it). Everything below takes the fitted posterior
+(``prodag.posterior.fitted.FittedPosterior``), the resolved ``FitSpec`` or the parameters
+(``settings``), never the estimator."""
+ESTIMATOR_NAMES = ("est", "estimator")
+
+
+def estimator_parameters(path: Path) -> list[str]:
+    """``"function(parameter)"`` for every function (or lambda) of ``path`` with a parameter
+    named as the estimator is (``ESTIMATOR_NAMES``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            arguments = node.args
+            names = [a.arg for a in (*arguments.posonlyargs, *arguments.args,
+                                     *arguments.kwonlyargs, arguments.vararg,
+                                     arguments.kwarg) if a is not None]
+            found += [f"{getattr(node, 'name', 'lambda')}({name})" for name in names
+                      if name in ESTIMATOR_NAMES]
+    return found
+
+
+def test_nothing_below_the_estimator_takes_or_imports_it():
+    graph = import_graph("prodag")
+    below = {name: path for name, path in module_files("prodag").items()
+             if name != "prodag" and not within(name, HOLD_THE_ESTIMATOR)}
+    assert "prodag.fit" in below and "prodag.effects" in below  # the walk found them
+    takes = {name: found for name, path in below.items()
+             if (found := estimator_parameters(path))}
+    imports = sorted(name for name in below if "prodag.estimator" in graph[name])
+    assert (takes, imports) == ({}, [])
+
+
+def test_the_estimator_parameter_finder_finds_one(tmp_path):
+    path = _write(tmp_path, "def draw(est, n):\n    return n\n\n"
+                            "def save(fitted, *, estimator=None):\n    pass\n\n"
+                            "fit = lambda estimator: estimator\n")
+    assert sorted(estimator_parameters(path)) == ["draw(est)", "lambda(estimator)",
+                                                  "save(estimator)"]
+    assert estimator_parameters(_write(tmp_path, "def draw(fitted, estimate):\n    pass\n")) == []
 
 
 def test_config_imports_nothing_of_inference():

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prodag import ProDAG, TrainingOptions, datasets, procedure, simulate
+from prodag import ProDAG, TrainingOptions, datasets, simulate
+from prodag.fit import prepare
 from prodag.inputs.assumptions import (GUIDE, LAG1_FLOOR, AssumptionWarning, lag1_autocorrelation,
                                 name_words, warn_assumptions)
 from prodag.inputs.interventions import intervention_mask
@@ -134,13 +135,13 @@ def test_a_fit_checks_once_per_kind_before_fitting(table):
     frame = table.assign(year=np.arange(len(table)) + 1900,
                          sex=np.random.default_rng(0).integers(0, 2, len(table)))
     with pytest.warns(AssumptionWarning) as caught:  # the fit's first step
-        procedure.preprocess(ProDAG(seed=0, **TINY), frame, None, None, None)
+        prepare.preprocess(ProDAG(seed=0, **TINY), frame, None, None, None)
     messages = [str(w.message) for w in caught if issubclass(w.category, AssumptionWarning)]
     assert len(messages) == 2 and "year" in messages[0] and "sex" in messages[1]
     # with sex in the first tier, as the warning advises, only the calendar column is left
     settings = {**TINY, "tiers": [["sex"], [c for c in frame.columns if c != "sex"]]}
     with pytest.warns(AssumptionWarning) as caught:
-        procedure.preprocess(ProDAG(seed=0, **settings), frame, None, None, None)
+        prepare.preprocess(ProDAG(seed=0, **settings), frame, None, None, None)
     messages = [str(w.message) for w in caught if issubclass(w.category, AssumptionWarning)]
     assert len(messages) == 1 and "year" in messages[0]
 

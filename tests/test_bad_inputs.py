@@ -134,14 +134,14 @@ def test_data_too_large_for_a_fixed_noise_variance_are_refused_not_crashed_on(mo
     a sum of squares past its largest number is refused before fitting, and data that
     overflow only inside the fit (every objective infinite or NaN) end it with an error that
     says so, not an IndexError."""
-    from prodag import procedure
+    from prodag.posterior import chains
 
     frame = pd.DataFrame(np.random.default_rng(0).normal(size=(30, 3)), columns=["a", "b", "c"])
     with pytest.raises(DataError, match="fixed noise variance.*too large for its arithmetic.*"
                                         "'a', 'b', 'c'.*--noise-variance equal"):
         ProDAG(noise_variance=1.0, **TINY).fit(frame * 1e20)
-    rescore = procedure.chains.rescore
-    monkeypatch.setattr(procedure.chains, "rescore",
+    rescore = chains.rescore
+    monkeypatch.setattr(chains, "rescore",
                         lambda *args, **kwargs: np.full_like(rescore(*args, **kwargs), np.nan))
     with pytest.raises(ValueError, match="Every fit's objective is infinite or NaN.*Rescale"):
         ProDAG(seed=0, **TINY).fit(frame)

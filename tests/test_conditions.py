@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from montecarlo import assert_probabilities_agree, seed_spread
-from prodag import ProDAG, TrainingOptions, procedure
+from prodag import ProDAG, TrainingOptions
+from prodag.fit import prepare
 from prodag.inputs.interventions import centre_within, condition_groups
 from prodag.inputs.validation import DataError
 
@@ -94,7 +95,7 @@ def test_a_shift_of_a_whole_condition_changes_nothing_with_conditions():
     conditions, the same shift changes it."""
     X, conditions, _ = chain_with_conditions()
     shifted, _ = shifted_and_scrambled()
-    seen = [procedure.preprocess(ProDAG(**FAST), data, None, None, conditions).Z
+    seen = [prepare.preprocess(ProDAG(**FAST), data, None, None, conditions).Z
             for data in (X, shifted)]
     np.testing.assert_allclose(seen[1], seen[0], rtol=0, atol=1e-12)
     reference, other_seed, moved = (fitted(data, seed).edge_probabilities(N_DRAWS)
@@ -111,7 +112,7 @@ def test_activity_interventions_ignore_the_intervened_values():
     Carlo error; with kind "do" it is data, and the fit changes."""
     X, conditions, targets = chain_with_conditions()
     _, scrambled = shifted_and_scrambled()
-    seen = [procedure.preprocess(ProDAG(**FAST), data, None, targets, conditions,
+    seen = [prepare.preprocess(ProDAG(**FAST), data, None, targets, conditions,
                                  "activity").Z for data in (X, scrambled)]
     np.testing.assert_allclose(seen[1], seen[0], rtol=0, atol=1e-12)
 

@@ -16,6 +16,7 @@ from prodag.config.spec import resolve
 from prodag.inference import Params
 from prodag.models import LinearSEM, make_model
 from prodag.models.variational import VariationalParams, inverse_softplus
+from prodag.posterior.fitted import FittedPosterior
 
 NAMES = ["a", "b", "c"]
 
@@ -27,14 +28,15 @@ def handmade(sem, loc, scale=(1.0, 1.0, 1.0), mean=(0.0, 0.0, 0.0), noise=(1.0, 
     est = ProDAG(sem=sem, lam=math.inf, prune=1e-3, seed=0, progress=False)
     loc = {name: jnp.asarray(np.asarray(value, float)) for name, value in loc.items()}
     rho = {name: jnp.full_like(value, inverse_softplus(1e-6)) for name, value in loc.items()}
-    est.components_ = [Params(q=VariationalParams(loc, rho))]
-    est.params_, est.lam_ = est.components_[0], math.inf
-    est.component_lams_, est.mixture_weights_ = np.array([math.inf]), np.ones(1)
-    est.seed_, est.columns_, est.n_features_in_ = 0, list(names), len(names)
-    est.mean_, est.scale_ = np.asarray(mean, float), np.asarray(scale, float)
-    est.noise_variance_ = np.asarray(noise, float)
-    est.knowledge_, est.conditions_, est.condition_means_, est._cache = None, None, None, {}
-    est.refined_, est.spec_ = None, resolve(est, None, len(names))
+    est.posterior_ = FittedPosterior(
+        spec=resolve(est, None, len(names)), columns=list(names),
+        mean=np.asarray(mean, float), scale=np.asarray(scale, float),
+        noise_variance=np.asarray(noise, float),
+        components=[Params(q=VariationalParams(loc, rho))], weights=np.ones(1),
+        lams=np.array([math.inf]), lambda_path=None, history=np.zeros(1), objective=0.0,
+        diagnostics={}, draws=None, seed=0, knowledge=None, candidate_parents=None,
+        conditions=None, condition_means=None, intervention_kind="do")
+    est._cache = {}
     return est
 
 

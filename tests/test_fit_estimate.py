@@ -1,4 +1,4 @@
-"""The time estimate of a fit (``prodag.resources.fit_seconds``, ``procedure.n_fits``) and
+"""The time estimate of a fit (``prodag.resources.fit_seconds``, ``prodag.fit.plan.n_fits``) and
 its announcement by ``prodag fit``: the cost model grows as it must with the settings, the
 count of fits is the count a fit runs, and a large fit is announced in its first seconds."""
 
@@ -14,7 +14,7 @@ import pytest
 
 from prodag import ProDAG, TrainingOptions, estimator as estimator_module
 from prodag.config.spec import resolve
-from prodag.procedure import n_fits
+from prodag.fit.plan import n_fits
 from prodag.progress import Progress
 from prodag.resources import (REFINE_STEP_FLOOR, TYPICAL_EPOCHS, fit_seconds, format_duration,
                               refine_seconds)

@@ -98,29 +98,29 @@ def test_every_fit_of_the_run_is_a_frame_grouped_by_its_rows_and_fixed_noise():
     integrated out only fits of the same noise share a group."""
     from prodag.inference import FitResult
     from prodag.posterior.chains import Chain
-    from prodag.procedure import Posterior
-    from prodag.sampling import jump_frames
+    from prodag.fit.draws import jump_frames
+    from prodag.fit.pool import PooledMixture
 
     fits = [_params(v) for v in (1.0, 2.0, 3.0, 4.0)]
     runs = [Chain([(1.0, FitResult(fits[0], None, 0.0)), (5.0, FitResult(fits[2], None, 0.0))],
                   None),
             Chain([(1.0, FitResult(fits[1], None, 0.0)), (9.0, FitResult(fits[3], None, 0.0))],
                   None)]
-    posterior = Posterior([fits[1], fits[0]], np.array([0.6, 0.4]), np.array([1.0, 1.0]),
-                          np.array([1, 0]), None, None, 0.0, {}, None)
-    frames = jump_frames(posterior, runs, np.ones(1), bagged=False, collapsed=True,
+    pooled = PooledMixture([fits[1], fits[0]], np.array([0.6, 0.4]), np.array([1.0, 1.0]),
+                           np.array([1, 0]), None, None, 0.0, {}, None)
+    frames = jump_frames(pooled, runs, np.ones(1), bagged=False, collapsed=True,
                          dtype=jnp.float32)
     np.testing.assert_allclose(np.asarray(frames.loc)[:4, 0], [2.0, 1.0, 3.0, 4.0])
     assert frames.loc.dtype == frames.log_scale.dtype == jnp.float32
     assert np.asarray(frames.n_partners)[:4].tolist() == [3, 3, 3, 3]
-    bagged = jump_frames(posterior, runs, np.ones(1), bagged=True, collapsed=True,
+    bagged = jump_frames(pooled, runs, np.ones(1), bagged=True, collapsed=True,
                          dtype=jnp.float32)
     partners = np.asarray(bagged.partners)
     assert set(partners[0, :np.asarray(bagged.n_partners)[0]]) == {3}  # chain 1: fits 2, 4
     assert set(partners[1, :np.asarray(bagged.n_partners)[1]]) == {2}  # chain 0: fits 1, 3
     noisy = [_params(v, noise) for v, noise in ((1.0, 1.0), (2.0, 2.0))]
-    alone = Posterior(noisy, np.array([0.5, 0.5]), np.ones(2), np.zeros(2, int), None, None,
-                      0.0, {}, None)
+    alone = PooledMixture(noisy, np.array([0.5, 0.5]), np.ones(2), np.zeros(2, int), None,
+                          None, 0.0, {}, None)
     one_chain = [Chain([(1.0, FitResult(p, None, 0.0)) for p in noisy], None)]
     assert jump_frames(alone, one_chain, np.ones(1), bagged=False, collapsed=False,
                        dtype=jnp.float32) is None

@@ -112,12 +112,12 @@ def test_required_edges_at_a_fixed_radius_warn_that_it_bounds_the_other_weights_
 
 
 def test_a_fit_at_a_fixed_radius_with_required_edges_warns_before_fitting(monkeypatch):
-    from prodag import procedure
+    from prodag.fit import plan
 
     def stop(*args):
         raise RuntimeError("planned")
 
-    monkeypatch.setattr(procedure, "plan", stop)
+    monkeypatch.setattr(plan, "plan_fit", stop)
     X = pd.DataFrame(np.random.default_rng(0).standard_normal((30, 5)), columns=NAMES)
     with pytest.warns(KnowledgeWarning, match="a -> b"), pytest.raises(RuntimeError):
         ProDAG(lam=2.0, required=[("a", "b")], progress=False).fit(X)

@@ -18,6 +18,7 @@ from scipy.stats import norm
 
 from oracles import chain_data, three_node_oracle
 from prodag import ProDAG, TrainingOptions
+from prodag.fit import tempering
 from prodag.graph import is_dag
 from prodag.inference import refinement, smc
 from prodag.inference import Params
@@ -146,7 +147,7 @@ def test_a_fit_with_the_smc_sampler_draws_dags_and_survives_a_round_trip(tmp_pat
     est = ProDAG(lam=1.0, noise_variance=1.0, seed=0, progress=False, n_chains=1,
                  training=TrainingOptions(sampler="smc")).fit(X)
     agreement = est.diagnostics_["populations"]
-    assert agreement["n_chains"] == populations.POPULATIONS and agreement["temperatures"] >= 1
+    assert agreement["n_chains"] == tempering.POPULATIONS and agreement["temperatures"] >= 1
     assert est.refined_.weights_tilde["W"].shape == (1000, 3, 3)
     oracle, oracle_error = three_node_oracle(X, 1.0)
     estimate = est.edge_probabilities(1000)

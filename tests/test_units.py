@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from montecarlo import assert_means_agree, assert_probabilities_agree, seed_spread
-from prodag import ProDAG, TrainingOptions, procedure
+from prodag import ProDAG, TrainingOptions
+from prodag.fit import prepare
 from prodag.inference.initialization import noise_variance_start
 from prodag.models.linear import LinearSEM
 
@@ -107,7 +108,7 @@ def test_standardised_fit_is_invariant_to_units_of_each_column():
     factors, shifts = np.array([1e-3, 5.0, 1e3, 0.02]), np.array([1.0, -50.0, 1e4, 7.0])
     Y = X * factors + shifts
     settings = ProDAG(noise_variance="estimate", standardize=True, seed=0)
-    seen, seen_other = (procedure.preprocess(settings, pd.DataFrame(data, columns=NAMES), None,
+    seen, seen_other = (prepare.preprocess(settings, pd.DataFrame(data, columns=NAMES), None,
                                              None, None) for data in (X, Y))
     np.testing.assert_allclose(seen_other.Z, seen.Z, rtol=0, atol=1e-9)
     np.testing.assert_allclose(seen_other.scale, seen.scale * factors, rtol=1e-12)
@@ -126,7 +127,7 @@ def test_standardised_fit_is_invariant_to_units_of_each_column():
     # for the draws of one fit: the same standardised draws, mapped back with X's scales
     ratio = factors[None, :] / factors[:, None]
     in_units_of_X = copy.copy(other)
-    in_units_of_X.scale_, in_units_of_X.mean_ = base.scale_, base.mean_
+    in_units_of_X.posterior_ = other.posterior_._replace(scale=base.scale_, mean=base.mean_)
     np.testing.assert_allclose(other.sample(50, seed=3) / ratio,
                                in_units_of_X.sample(50, seed=3), rtol=1e-9, atol=1e-15)
     # and the posterior of the weights agrees with the fit in X's units

@@ -4,6 +4,7 @@ tables whatever one column's unit, and rankings that do not follow the columns' 
 import copy
 import json
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -104,8 +105,8 @@ def test_the_api_reports_standardised_units_on_request(standardised_fit):
 
 
 def test_standardised_units_of_a_fit_on_raw_columns_are_refused(standardised_fit):
-    est = copy.copy(standardised_fit)
-    est.standardize = False  # as if fitted on raw columns: their sds are not known
+    est = copy.copy(standardised_fit)  # as if fitted on raw columns: their sds are not known
+    est.posterior_ = est.posterior_._replace(spec=replace(est.spec_, standardize=False))
     with pytest.raises(ValueError, match="standardize=True"):
         est.total_effects(10, units="standardized")
 

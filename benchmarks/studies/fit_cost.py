@@ -22,7 +22,7 @@ import time
 import jax
 import numpy as np
 
-from prodag import ProDAG, procedure
+from prodag import ProDAG
 from prodag.config.spec import resolve
 from prodag.inference import fitting
 from prodag.simulate import dataset
@@ -37,7 +37,7 @@ def prepared_fit(p: int, n: int, n_samples: int, max_epochs: int, lam: float, se
     X = dataset(p, 2 * p, n, seed=seed).X
     estimator = ProDAG(n_samples=n_samples, max_epochs=max_epochs, lam=lam, progress=False,
                        seed=seed)
-    prepared = procedure.preprocess(estimator, X, None, None, None)
+    prepared = prepare.preprocess(estimator, X, None, None, None)
     spec = resolve(estimator, None, p)
     config, dtype = spec.config, spec.dtype
     engine = fitting.engine(config, spec.optimiser, 0.0, 1.0, False)

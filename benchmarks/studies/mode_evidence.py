@@ -71,8 +71,8 @@ def smc_within_components(estimator, data, noise, key, particles, steps, n_compo
     import jax
     import jax.numpy as jnp
 
+    from prodag.fit import tempering
     from prodag.inference import refinement, smc
-    from prodag.posterior import populations
 
     spec = estimator.spec_
     prior = (float(spec.training.prior_mean), float(spec.prior_std))
@@ -81,7 +81,7 @@ def smc_within_components(estimator, data, noise, key, particles, steps, n_compo
         for k in range(n_components)]
     proposals = jax.tree.map(lambda *leaves: jnp.stack(leaves), *proposals)
     target = refinement.Target(data, None, jnp.asarray(noise[None], jnp.float32), *prior)
-    kernel = populations.kernel_for(spec.config, steps, smc.ESS_FRACTION, temperatures)
+    kernel = tempering.kernel_for(spec.config, steps, smc.ESS_FRACTION, temperatures)
     init = jax.jit(jax.vmap(lambda k, q: kernel.init(k, q, target, 1, particles)))
     step = jax.jit(jax.vmap(lambda k, s, q: kernel.step(k, s, q, target)))
     state, steps_run = init(jax.random.split(key, n_components), proposals), 0
@@ -97,14 +97,15 @@ def fitted(dataset: int, seed: int):
     prepared data, noise and prior, and the truth."""
     import jax.numpy as jnp
 
-    from prodag import ProDAG, procedure, simulate
+    from prodag import ProDAG, simulate
+    from prodag.fit import prepare
 
     data = simulate.dataset(20, 40, 100, seed=dataset)
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         estimator = ProDAG(seed=seed, progress=False).fit(data.X)
-        prepared = procedure.preprocess(estimator, data.X, None, None, None)
+        prepared = prepare.preprocess(estimator, data.X, None, None, None)
     spec = estimator.spec_
     model = spec.config.model()
     return (estimator, model, spec.config.projector(),

@@ -21,8 +21,8 @@ The noise of the simulations is that of the fit: Gaussian (or Student-t, ``likel
 "student"``) with the fitted variances, in the fitted units. Effects of a variable on itself
 (the diagonal) are 0.
 
-Functions taking ``est`` read a fitted ``prodag.ProDAG`` through its public attributes and
-``sample_weights``; the others are pure functions of arrays.
+Functions taking ``fitted`` read a fit's ``prodag.posterior.fitted.FittedPosterior`` and draw
+from it (``prodag.posterior.samples``); the others are pure functions of arrays.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from prodag.graph import directed_paths, longest_path  # noqa: F401  (part of th
 from prodag.inputs.checks import check_integer, check_positive
 from prodag.inputs.interventions import condition_offsets
 from prodag.inputs.units import check_units, column_sd, in_units, standardized
+from prodag.posterior.fitted import FittedPosterior
 from prodag.streams import NUMPY_NOISE_STREAM
 from prodag.xla import exact_jit
 
@@ -200,7 +201,7 @@ def effect_table(draws: np.ndarray, paths: np.ndarray, names, level: float = LEV
     return table.iloc[order].reset_index(drop=True)
 
 
-# ---- a fitted estimator -----------------------------------------------------------------
+# ---- a fitted posterior ------------------------------------------------------------------
 
 
 def variable_index(value, names, what: str) -> int:
@@ -217,59 +218,70 @@ def variable_index(value, names, what: str) -> int:
                      f"{', '.join(map(str, names))}.")
 
 
-def model_of(est):
-    """The SEM of a fitted ``est`` (``prodag.models.make_model`` of its settings)."""
-    return est.spec_.config.model()
+def fitted_sd(fitted: FittedPosterior) -> np.ndarray | None:
+    """The standard deviations ``(p,)`` of the columns of a standardised fit, else None."""
+    return column_sd(fitted.scale, fitted.spec.standardize)
 
 
-def _noise(est, shape, seed) -> np.ndarray:
+def fitted_weights(fitted: FittedPosterior, n: int, seed) -> dict:
+    """The model weights of ``n`` posterior draws (leading axis ``n``, fitted units), as
+    ``ProDAG.sample_weights`` draws them (JAX is imported here, on first use)."""
+    from prodag.posterior.samples import draw
+
+    return draw(fitted, n, seed)[0]
+
+
+def fitted_noise(fitted: FittedPosterior, shape, seed) -> np.ndarray:
     """Noise ``shape = (..., p)`` of the fit's distribution and variances (fitted units)."""
     from prodag.models.robust import STUDENT_DOF
 
-    rng = np.random.default_rng([est.seed_ if seed is None else int(seed), NUMPY_NOISE_STREAM])
-    unit = (rng.standard_t(STUDENT_DOF, shape) if est.likelihood == "student"
+    rng = np.random.default_rng([fitted.seed if seed is None else int(seed),
+                                 NUMPY_NOISE_STREAM])
+    unit = (rng.standard_t(STUDENT_DOF, shape) if fitted.spec.config.likelihood == "student"
             else rng.standard_normal(shape))
-    return unit * np.sqrt(np.asarray(est.noise_variance_, dtype=float))
+    return unit * np.sqrt(np.asarray(fitted.noise_variance, dtype=float))
 
 
-def draws_and_paths(est, n: int = 1000, seed=None, causes=None,
+def draws_and_paths(fitted: FittedPosterior, n: int = 1000, seed=None, causes=None,
                     noise_rows: int = NOISE_ROWS, delta: float = 1.0, units: str = "data"):
-    """Effect draws ``(n, p, p)`` of a fitted ``est`` in ``units`` (``prodag.inputs.units``; for the
-    nonlinear SEMs only the rows of ``causes``, default all) and whether each draw has a
-    directed path ``(n, p, p)`` bool."""
-    check_units(units, column_sd(est))
-    weights = est.sample_weights(n, seed)
+    """Effect draws ``(n, p, p)`` of a ``fitted`` posterior in ``units``
+    (``prodag.inputs.units``; for the nonlinear SEMs only the rows of ``causes``, default all)
+    and whether each draw has a directed path ``(n, p, p)`` bool."""
+    sd = fitted_sd(fitted)
+    check_units(units, sd)
+    weights = fitted_weights(fitted, n, seed)
     paths = directed_paths(edge_support(weights))
-    if est.sem == "linear":
-        draws = linear_total_effects(data_unit_weights(weights["W"], est.scale_))
-        return in_units(draws, column_sd(est), units), paths
-    p = est.n_features_in_
+    if fitted.spec.config.sem == "linear":
+        draws = linear_total_effects(data_unit_weights(weights["W"], fitted.scale))
+        return in_units(draws, sd, units), paths
+    p = fitted.p
     causes = range(p) if causes is None else causes
     noise_rows = check_integer("noise_rows", noise_rows, minimum=1)
     delta = check_positive("delta", delta)
-    model, chunks = model_of(est), []
-    noise = _noise(est, (len(paths), int(noise_rows), p), seed)
+    model, chunks = fitted.spec.config.model(), []
+    noise = fitted_noise(fitted, (len(paths), int(noise_rows), p), seed)
     for start in range(0, len(paths), CHUNK):
         part = {name: value[start:start + CHUNK] for name, value in weights.items()}
-        chunks.append(shift_effects(model, part, noise[start:start + CHUNK], est.scale_,
+        chunks.append(shift_effects(model, part, noise[start:start + CHUNK], fitted.scale,
                                     causes, delta))
-    return in_units(np.concatenate(chunks), column_sd(est), units), paths
+    return in_units(np.concatenate(chunks), sd, units), paths
 
 
-def total_effects(est, n: int = 1000, seed=None, noise_rows: int = NOISE_ROWS,
-                  delta: float = 1.0, units: str = "data") -> np.ndarray:
-    """``(n, p, p)`` draws of every total effect of a fitted ``est`` in data units, or in
-    standardised units (``units="standardized"``, a fit with ``standardize=True``;
+def total_effects(fitted: FittedPosterior, n: int = 1000, seed=None,
+                  noise_rows: int = NOISE_ROWS, delta: float = 1.0,
+                  units: str = "data") -> np.ndarray:
+    """``(n, p, p)`` draws of every total effect of a ``fitted`` posterior in data units, or
+    in standardised units (``units="standardized"``, a fit with ``standardize=True``;
     ``prodag.inputs.units``); ``noise_rows`` and ``delta`` apply to the nonlinear SEMs."""
-    return draws_and_paths(est, n, seed, None, noise_rows, delta, units)[0]
+    return draws_and_paths(fitted, n, seed, None, noise_rows, delta, units)[0]
 
 
-def effect(est, cause, on, n: int = 1000, level: float = LEVEL, seed=None,
-           noise_rows: int = NOISE_ROWS, delta: float = 1.0,
+def effect(fitted: FittedPosterior, cause, on, n: int = 1000, level: float = LEVEL,
+           seed=None, noise_rows: int = NOISE_ROWS, delta: float = 1.0,
            units: str = "data") -> EffectSummary:
     """The ``EffectSummary`` of the total effect of ``cause`` on ``on`` (names or indices),
     in ``units`` (``total_effects``)."""
-    names = list(est.columns_)
+    names = list(fitted.columns)
     j, k = variable_index(cause, names, "cause"), variable_index(on, names, "effect")
     if j == k:
         raise ValueError(f"cause and effect are the same variable ({names[j]!r}); name two "
@@ -277,7 +289,7 @@ def effect(est, cause, on, n: int = 1000, level: float = LEVEL, seed=None,
     level = float(level)
     if not 0 < level < 1:
         raise ValueError(f"level must be a probability in (0, 1), e.g. 0.9; got {level!r}.")
-    draws, paths = draws_and_paths(est, n, seed, [j], noise_rows, delta, units)
+    draws, paths = draws_and_paths(fitted, n, seed, [j], noise_rows, delta, units)
     return summarize(draws[:, j, k], paths[:, j, k], level, names[j], names[k], units)
 
 
@@ -291,11 +303,11 @@ def _refuse_overflow(do: dict, names: list, standardised: np.ndarray,
                      f"infinity): {shown}. Set values within the range the data cover.")
 
 
-def intervene(est, do: dict, n: int = 1000, seed=None, condition=None):
+def intervene(fitted: FittedPosterior, do: dict, n: int = 1000, seed=None, condition=None):
     """``n`` draws of every variable under ``do`` (``{variable: value in data units}``), one
     posterior draw (graph, weights) and one noise row each: ``(n, p)``, a DataFrame when the
     fit had column names. A fit with conditions needs the ``condition`` to intervene in."""
-    names = list(est.columns_)
+    names = list(fitted.columns)
     if not isinstance(do, dict) or not do:
         raise ValueError("do must be a dict {variable: value}, e.g. {'pkc': 1.0}; got "
                          f"{do!r}.")
@@ -309,7 +321,7 @@ def intervene(est, do: dict, n: int = 1000, seed=None, condition=None):
         if not np.isfinite(values[j]):
             raise ValueError(f"do[{variable!r}] must be finite, got {value!r}.")
         fixed[j] = True
-    if est.conditions_ is None:
+    if fitted.conditions is None:
         if condition is not None:
             raise ValueError("this model was fitted without conditions; intervene takes no "
                              "condition.")
@@ -317,18 +329,20 @@ def intervene(est, do: dict, n: int = 1000, seed=None, condition=None):
     elif condition is None:
         raise ValueError("this model was fitted with one intercept per condition: give "
                          "intervene a condition, one of "
-                         f"{', '.join(map(repr, est.conditions_))}.")
+                         f"{', '.join(map(repr, fitted.conditions))}.")
     else:
-        offsets = condition_offsets(est, [condition], 1)[0]
-    centre = est.mean_ + offsets
-    standardised = (values - centre) / est.scale_
+        offsets = condition_offsets(fitted.conditions, fitted.condition_means, [condition],
+                                    1)[0]
+    centre = fitted.mean + offsets
+    standardised = (values - centre) / fitted.scale
     if np.abs(standardised[fixed]).max() > np.finfo(np.float32).max:
         _refuse_overflow(do, names, standardised, fixed)
-    weights = est.sample_weights(n, seed)
-    noise = _noise(est, (len(edge_support(weights)), 1, len(names)), seed)
+    weights = fitted_weights(fitted, n, seed)
+    noise = fitted_noise(fitted, (len(edge_support(weights)), 1, len(names)), seed)
     sweeps = longest_path(edge_support(weights)) + 1
-    Z = simulate(model_of(est), weights, noise, sweeps, fixed=fixed, values=standardised)[:, 0]
-    X = np.where(fixed, values, Z * est.scale_ + centre)
+    Z = simulate(fitted.spec.config.model(), weights, noise, sweeps, fixed=fixed,
+                 values=standardised)[:, 0]
+    X = np.where(fixed, values, Z * fitted.scale + centre)
     if not np.isfinite(X).all():
         _refuse_overflow(do, names, standardised, fixed)
     default = names == [f"x{j}" for j in range(len(names))]

@@ -9,36 +9,43 @@ Typical use::
 Every column is centred (``standardize=True``: also divided by its standard deviation).
 Returned weights (``sample``, ``to_networkx``) are in the data's units as given.
 
-Fit steps: ``prodag.procedure`` then ``prodag.sampling``; settings: ``prodag.config.parameters``,
-resolved once into ``prodag.config.spec.FitSpec``; files: ``prodag.io.persistence``.
+Fit steps: ``prodag.fit``; settings: ``prodag.config.parameters``, resolved once into
+``prodag.config.spec.FitSpec``; the fit's result: ``prodag.posterior.fitted.FittedPosterior``;
+files: ``prodag.io.persistence``.
 """
 
 from __future__ import annotations
+
+from operator import attrgetter
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from prodag import effects, procedure, sampling
+from prodag import effects
 from prodag.config import parameters
 from prodag.config.parameters import NetworkOptions, TrainingOptions  # noqa: F401  (documented)
 from prodag.config.protocol import ParameterProtocol
-from prodag.config.spec import resolve
-from prodag.inference import fitting, refinement
+from prodag.fit import prepare, run as run_fit
 from prodag.inference.draws import edge_graph
-from prodag.inputs import candidates, interventions as interventions_module, validation
-from prodag.inputs.checks import check_integer, check_probability, check_seed
+from prodag.inputs import interventions as interventions_module, validation
+from prodag.inputs.checks import check_probability
 from prodag.inputs.units import column_sd, in_units
 from prodag.io import persistence
 from prodag.metrics import edge_probabilities
-from prodag.posterior import chains, mixture, negligible
+from prodag.posterior import chains, samples
+from prodag.posterior.fitted import FittedPosterior
 from prodag.progress import Progress
-from prodag.streams import SAMPLE_STREAM
 
 
 class NotFittedError(ValueError, AttributeError):
     """The estimator has not been fitted yet: call ``fit(X)`` first (or ``ProDAG.load``)."""
+
+
+def fitted_attribute(read) -> property:
+    """A read-only fitted attribute: ``read(posterior_)`` (``NotFittedError`` before a fit)."""
+    return property(lambda estimator: read(estimator._fitted()))
 
 
 class ProDAG(ParameterProtocol):
@@ -102,6 +109,8 @@ class ProDAG(ParameterProtocol):
 
     Attributes
     ----------
+    posterior_ : prodag.posterior.fitted.FittedPosterior
+        Everything the fit produced, one immutable value; the attributes below read from it.
     components_, mixture_weights_, component_lams_ : list of Params, ndarray (K,), ndarray (K,)
         The posterior's mixture components (largest weight first), their weights ∝ exp(ELBO)
         (bagged: equal per chain) and radii.
@@ -159,78 +168,56 @@ class ProDAG(ParameterProtocol):
         """
         parameters.check(self.get_params())
         parameters.rules()["intervention_kind"](intervention_kind)
-        prepared = procedure.preprocess(self, X, X_val, interventions, conditions,
-                                        intervention_kind)
-        (self.columns_, self.mean_, self.scale_, self.conditions_, self.condition_means_,
-         self.knowledge_, self.seed_) = (prepared.columns, prepared.mean, prepared.scale,
-                                         prepared.conditions, prepared.condition_means,
-                                         prepared.knowledge, prepared.seed)
-        self.n_features_in_, self.intervention_kind_ = len(prepared.columns), intervention_kind
-        screened = candidates.restrict(
-            prepared.knowledge, prepared.Z, prepared.observed,
-            parameters.training_options(self).candidate_parents, self.n_features_in_)
-        self.candidate_parents_ = (None if screened is None or screened.candidates is None
-                                   else candidates.as_mask(screened.candidates))
-        spec = self.spec_ = resolve(self, screened, self.n_features_in_)
+        prepared = prepare.preprocess(self, X, X_val, interventions, conditions,
+                                      intervention_kind)
+        spec = prepare.resolve_spec(self, prepared)
         with Progress(None, self.progress) as progress:
-            progress.stage("data starts (order search)")
-            the_plan = procedure.plan(spec, prepared)
-            progress.set_total(the_plan.n_fits)
-            key = jax.random.PRNGKey(self.seed_)
-            runs = procedure.run_chains(spec, the_plan, prepared.noise, [
-                jax.random.fold_in(key, c) for c in range(spec.n_chains)], progress)
-            progress.stage("pooling the fits")
-            posterior = procedure.pool(the_plan, runs, prepared, key)
-            posterior, refined = sampling.finish(spec, the_plan, posterior, runs, prepared, key,
-                                                  progress)
-        self._store(posterior, prepared.noise, spec.restarts, refined)
+            self._keep(run_fit(spec, prepared, progress))
         self.fit_seconds_ = dict(progress.seconds)
         if not self.bootstrap:  # bagged chains differ by design: their spread is the data's
             chains.warn_disagreement(self.diagnostics_)
         return self
 
-    def _store(self, posterior, noise: np.ndarray, restarts: int, refined) -> None:
-        """Set the posterior's fitted attributes (the class docstring lists them)."""
-        self.refined_, self.components_ = refined, posterior.components
-        self.mixture_weights_ = posterior.weights
-        self.component_lams_, self.lambda_path_ = posterior.lams, posterior.lambda_path
-        self.params_, self.lam_ = self.components_[0], float(self.component_lams_[0])
-        self.history_, self.objective_ = posterior.history, posterior.objective
-        self.diagnostics_, self.n_restarts_ = posterior.diagnostics, restarts
-        learned = self.params_.log_noise_variance
-        self.noise_variance_ = (noise if learned is None else
-                                np.broadcast_to(np.exp(learned), (self.n_features_in_,)).copy())
-        self._cache = {}
+    def _keep(self, posterior: FittedPosterior) -> None:
+        """Hold a fitted posterior (``fit``, ``load``); its fitted attributes read from it."""
+        self.posterior_, self._cache = posterior, {}
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "params_"):
+    def _fitted(self) -> FittedPosterior:
+        """The fitted posterior; ``NotFittedError`` before ``fit`` (or ``load``)."""
+        if "posterior_" not in vars(self):
             raise NotFittedError("This ProDAG instance is not fitted yet: call fit(X) first "
                                  "(or ProDAG.load(path) for a saved model).")
+        return self.posterior_
 
-    def _draw(self, n: int, seed) -> tuple[dict, np.ndarray]:
-        self._check_fitted()
-        n = check_integer("n", n, minimum=1)
-        key = (jax.random.fold_in(jax.random.PRNGKey(self.seed_), SAMPLE_STREAM) if seed is None
-               else jax.random.PRNGKey(check_seed(seed)))
-        if self.refined_ is not None:
-            rows = refinement.draw_rows(len(self.refined_.lams), n, key)
-            refiner = fitting.refiner(self.spec_.config)
-            return negligible.drop_negligible(self, *refiner.project_draws(
-                {name: value[rows] for name, value in self.refined_.weights_tilde.items()},
-                self.refined_.lams[rows]), self.refined_.noise[rows])
-        sampler = fitting.sampler(self.spec_.config)
-
-        def sample(k, key, m):
-            return sampler.sample(jax.tree.map(jnp.asarray, self.components_[k]), key, m,
-                                  self.component_lams_[k])
-        return negligible.drop_negligible(self, *mixture.sample_mixture(
-            sample, list(range(len(self.components_))), self.mixture_weights_, key, n))
+    components_ = fitted_attribute(attrgetter("components"))
+    mixture_weights_ = fitted_attribute(attrgetter("weights"))
+    component_lams_ = fitted_attribute(attrgetter("lams"))
+    params_ = fitted_attribute(lambda posterior: posterior.components[0])
+    lam_ = fitted_attribute(attrgetter("lam"))
+    lambda_path_ = fitted_attribute(attrgetter("lambda_path"))
+    history_ = fitted_attribute(attrgetter("history"))
+    objective_ = fitted_attribute(attrgetter("objective"))
+    diagnostics_ = fitted_attribute(attrgetter("diagnostics"))
+    refined_ = fitted_attribute(attrgetter("draws"))
+    columns_ = fitted_attribute(attrgetter("columns"))
+    n_features_in_ = fitted_attribute(attrgetter("p"))
+    knowledge_ = fitted_attribute(attrgetter("knowledge"))
+    candidate_parents_ = fitted_attribute(attrgetter("candidate_parents"))
+    spec_ = fitted_attribute(attrgetter("spec"))
+    n_restarts_ = fitted_attribute(lambda posterior: posterior.spec.restarts)
+    seed_ = fitted_attribute(attrgetter("seed"))
+    mean_ = fitted_attribute(attrgetter("mean"))
+    scale_ = fitted_attribute(attrgetter("scale"))
+    noise_variance_ = fitted_attribute(attrgetter("noise_variance"))
+    conditions_ = fitted_attribute(attrgetter("conditions"))
+    condition_means_ = fitted_attribute(attrgetter("condition_means"))
+    intervention_kind_ = fitted_attribute(attrgetter("intervention_kind"))
 
     def sample(self, n: int = 1000, seed=None) -> np.ndarray:
         """``n`` posterior DAG samples ``(n, p, p)`` (``[s, j, k]``: j → k), linear weights and
         additive strengths in data units; ``seed=None`` uses the key fixed at fit time, so
         repeated calls, ``edge_probabilities`` and a reloaded model agree."""
-        graphs = self._draw(n, seed)[1]
+        graphs = samples.draw(self._fitted(), n, seed)[1]
         if self.sem in ("linear", "additive"):
             graphs = graphs * self.scale_[None, None, :] / self.scale_[None, :, None]
         return graphs
@@ -238,7 +225,7 @@ class ProDAG(ParameterProtocol):
     def sample_weights(self, n: int = 1000, seed=None) -> dict[str, np.ndarray]:
         """The model weights of the same ``n`` draws as ``sample(n, seed)``: a dict of numpy
         arrays with a leading axis ``n``, in preprocessed units."""
-        return self._draw(n, seed)[0]
+        return samples.draw(self._fitted(), n, seed)[0]
 
     def edge_probabilities(self, n_samples: int = 1000) -> np.ndarray:
         """Posterior probability of every edge j → k, ``(p, p)``: the share of the cached
@@ -246,7 +233,7 @@ class ProDAG(ParameterProtocol):
         return edge_probabilities(self._cached_graphs(n_samples))
 
     def _cached_graphs(self, n_samples: int) -> np.ndarray:
-        self._check_fitted()
+        self._fitted()
         if ("graphs", n_samples) not in self._cache:
             self._cache[("graphs", n_samples)] = self.sample(n_samples)
         return self._cache[("graphs", n_samples)]
@@ -260,16 +247,18 @@ class ProDAG(ParameterProtocol):
         """A ``networkx.DiGraph`` of the edges with P > ``threshold`` (in [0, 1)), with their
         ``probability`` and mean ``weight`` given the edge (data or standardised ``units``)."""
         check_probability("threshold", threshold)
-        graphs = in_units(self._cached_graphs(n_samples), column_sd(self), units)
+        graphs = in_units(self._cached_graphs(n_samples),
+                          column_sd(self.scale_, self.spec_.standardize), units)
         return edge_graph(graphs, self.columns_, threshold)
 
     def predict(self, X, n_samples: int = 100, seed=None, conditions=None) -> np.ndarray:
         """Posterior mean ``(n, p)`` of each variable given the others in data units (for a
         DataFrame, a DataFrame of its columns, by name); with conditions, each row's one."""
-        self._check_fitted()
+        posterior = self._fitted()
         data = validation.check_rows("X", X, self.n_features_in_, self.columns_)
-        offsets = interventions_module.condition_offsets(self, conditions, len(data))
-        weights = jax.tree.map(jnp.asarray, self._draw(n_samples, seed)[0])
+        offsets = interventions_module.condition_offsets(
+            posterior.conditions, posterior.condition_means, conditions, len(data))
+        weights = jax.tree.map(jnp.asarray, samples.draw(posterior, n_samples, seed)[0])
         Z = jnp.asarray((data - offsets - self.mean_) / self.scale_, self.spec_.dtype)
         with jax.default_matmul_precision("highest"):  # no TF32 on a GPU (prodag.xla)
             mean = np.asarray(jnp.mean(self.spec_.config.model().predict_mean(weights, Z),
@@ -279,30 +268,28 @@ class ProDAG(ParameterProtocol):
     def total_effects(self, n: int = 1000, seed=None, **options) -> np.ndarray:
         """``(n, p, p)`` draws of every total effect (``[l, j, k]``: change of E[x_k] per unit
         of x_j under do(x_j)), in data units or ``units="standardized"`` (``prodag.effects``)."""
-        self._check_fitted()
-        return effects.total_effects(self, n, seed, **options)
+        return effects.total_effects(self._fitted(), n, seed, **options)
 
     def effect(self, cause, effect, n: int = 1000, level: float = 0.9, seed=None,
                **options) -> "effects.EffectSummary":
         """The posterior of the total effect of ``cause`` on ``effect`` (names or indices):
         mean, sd, ``level`` credible interval, P(effect ≠ 0), P(effect > 0)."""
-        self._check_fitted()
-        return effects.effect(self, cause, effect, n, level, seed, **options)
+        return effects.effect(self._fitted(), cause, effect, n, level, seed, **options)
 
     def intervene(self, do: dict, n: int = 1000, seed=None, condition=None):
         """``n`` draws ``(n, p)`` of every variable under ``do={variable: value}`` (data
         units), a DataFrame when the fit had column names (``prodag.effects.intervene``)."""
-        self._check_fitted()
-        return effects.intervene(self, do, n, seed, condition)
+        return effects.intervene(self._fitted(), do, n, seed, condition)
 
     def save(self, path) -> None:
         """Save the fitted model to ``path`` (one ``.npz``: arrays + JSON metadata, no pickle)."""
-        self._check_fitted()
-        persistence.save(self, path)
+        persistence.save(self._fitted(), self.get_params(), path)
 
     @classmethod
     def load(cls, path) -> "ProDAG":
         """Load a model written by ``save``; it samples exactly as the saved one did. Anything
         else raises ``prodag.io.persistence.ModelFileError`` (a ``ValueError``)."""
-        return persistence.load(cls, path)
+        estimator, posterior = persistence.load(cls, path)
+        estimator._keep(posterior)
+        return estimator
 

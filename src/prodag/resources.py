@@ -90,7 +90,7 @@ takes under a minute on a quiet machine, is not announced."""
 def fit_seconds(p: int, n_samples: int, n_fits: int, max_epochs: int,
                 steps_per_epoch: int) -> float:
     """Rough seconds of a fit of ``p`` variables that runs ``n_fits`` optimisations
-    (``prodag.procedure.n_fits``: chains × fits per chain) of at most ``max_epochs`` epochs
+    (``prodag.fit.plan.n_fits``: chains × fits per chain) of at most ``max_epochs`` epochs
     of ``steps_per_epoch`` steps with ``n_samples`` sampled matrices each; each fit is also
     scored twice (when it ends and when the fits are pooled)."""
     step = STEP_SECONDS * n_samples * float(p) ** STEP_EXPONENT

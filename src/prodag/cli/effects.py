@@ -19,7 +19,7 @@ from prodag.cli.errors import friendly_errors
 from prodag.cli.files import npz_names, require_file
 from prodag.cli.results import RESULT_FILES, write_json
 from prodag.cli.tables import UnitsOption
-from prodag.inputs.units import check_units, column_sd, default_units, in_units, standardized
+from prodag.inputs.units import check_units, default_units, in_units, standardized
 from prodag.inputs.validation import DataError
 
 TABLE_FILE = "effects.csv"
@@ -79,7 +79,7 @@ def effects(
         from prodag import ProDAG
 
         estimator, graphs = ProDAG.load(path), None
-        names, sd = list(estimator.columns_), column_sd(estimator)
+        names, sd = list(estimator.columns_), fx.fitted_sd(estimator.posterior_)
     else:
         estimator, (graphs, names), sd = None, saved, saved_sd(path)
     shown = check_units(units.value if units else default_units(sd), sd, "--units")
@@ -92,7 +92,8 @@ def effects(
             write_json(out, summary.as_dict())
             typer.echo(f"Summary in {out}")
         return
-    draws, paths = (fx.draws_and_paths(estimator, n_draws or 1000, seed) if graphs is None
+    draws, paths = (fx.draws_and_paths(estimator.posterior_, n_draws or 1000, seed)
+                    if graphs is None
                     else (fx.linear_total_effects(graphs), fx.directed_paths(graphs)))
     table = fx.effect_table(draws, paths, names, level, sd=sd, units=shown)
     out = out if out is not None else (folder or results.parent) / TABLE_FILE

@@ -150,9 +150,10 @@ def write_summary(folder: Path, estimator, results: dict, *, data: Path, frame, 
     threshold) into ``folder``; add the ranked edge table to ``results``."""
     threshold = options["threshold"]
     knowledge = estimator.knowledge_
+    sd = column_sd(estimator.scale_, estimator.spec_.standardize)
     ranked = ranked_edges(results["probabilities"], variables, results["samples"],
                           required=None if knowledge is None else knowledge.required_mask(),
-                          sd=column_sd(estimator) if options["units"] != "data" else None)
+                          sd=sd if options["units"] != "data" else None)
     summary = {
         "data": str(data), "n": len(frame), "p": len(variables), "variables": variables,
         "interventional_rows": 0 if targets is None else int(

@@ -73,10 +73,10 @@ def announce(estimator, p: int, needed: int) -> None:
     estimated (``prodag.resources.fit_seconds`` and ``refine_seconds``) to take over
     ``ANNOUNCED_SECONDS``, with the options that shorten it."""
     from prodag.config.spec import resolve
-    from prodag.procedure import n_fits
+    from prodag.fit.draws import REFINED_DRAWS
+    from prodag.fit.plan import n_fits
     from prodag.resources import (ANNOUNCED_SECONDS, TYPICAL_EPOCHS, fit_seconds, format_bytes,
                                   format_duration, refine_seconds)
-    from prodag.sampling import REFINED_DRAWS
 
     if p > LARGE_P:
         typer.echo(f"{p} variables: a large fit; it needs about {format_bytes(needed)} of "
@@ -172,7 +172,7 @@ def disagreement_table(estimator, probs: np.ndarray, variables: list[str]) -> pd
                                         variables.index(e["target"])]),
              **dict(zip(chains, e["probabilities"])),
              "difference": round(max(e["probabilities"]) - min(e["probabilities"]), 6)}
-            for e in flagged_edges(estimator)]
+            for e in flagged_edges(estimator.posterior_)]
     return pd.DataFrame(rows, columns=["source", "target", "probability", *chains,
                                        "difference"])
 

@@ -3,7 +3,7 @@
 ``resolve`` turns the estimator's parameters (``prodag.config.parameters``) into a frozen
 ``FitSpec`` once the data's variables and the prior knowledge on them are known: the model
 configuration, the optimiser, the noise model, the starts, the dtype. The fit's steps
-(``prodag.procedure``) read the spec, never the estimator; the fitted estimator keeps it as
+(``prodag.fit``) read the spec, never the estimator; the fitted estimator keeps it as
 ``spec_`` (a reloaded one too), so nothing after ``fit`` resolves a setting again. The
 spec's two value types that the inference takes are defined here: ``ModelConfig`` (what fixes
 the compiled model and projection) and ``OptimiserOptions``.

@@ -24,7 +24,7 @@ from prodag.inference.engine import FitResult, Screen, VariationalInference
 from prodag.inference.initialization import start_means
 from prodag.inference.kernels import Params, stack
 from prodag.inference.refinement import Refiner
-from prodag.inputs.validation import outliers
+from prodag.inputs.diagnostics import without_outlying_rows
 from prodag.models.variational import VariationalParams, inverse_softplus
 from prodag.progress import Progress
 
@@ -101,15 +101,6 @@ def starts(engine: VariationalInference, Z: np.ndarray, noise: np.ndarray, dtype
             data_starts.append(start)
     with_prior = not takes_two_orders(config.sem, from_data, per_variable)
     return alternate_starts(prior, data_starts, n_restarts, with_prior)
-
-
-def without_outlying_rows(Z: np.ndarray) -> np.ndarray:
-    """The rows of ``Z (n, p)`` with no value among ``prodag.inputs.validation.outliers`` (all of
-    them if fewer than ``p + 1`` would remain): the data start of a heavy-tailed fit, whose
-    covariance one gross outlier would otherwise dominate."""
-    far_rows = np.unique(outliers(Z)[:, 0])
-    kept = np.delete(Z, far_rows, axis=0)
-    return kept if len(kept) > Z.shape[1] else Z
 
 
 def at_prior_where_forbidden(params: Params, prior: Params, name: str,

@@ -24,10 +24,10 @@ entries, an edge reversal) and, with learned noise, a random walk on ``log σ²`
 is projected exactly in every step, so every draw is an exact DAG.
 
 Independent populations run side by side (one compiled computation, batched over
-populations × particles); ``prodag.posterior.populations`` runs them for a fit and compares their
-edge probabilities as ``prodag.posterior.chains.diagnose`` compares chains. The design follows
-BlackJAX's adaptive tempered SMC: pure ``init``/``step`` functions over NamedTuple states
-(``Kernel``).
+populations × particles); ``prodag.fit.tempering`` runs them for a fit and
+``prodag.posterior.populations`` compares their edge probabilities as
+``prodag.posterior.chains.diagnose`` compares chains. The design follows BlackJAX's adaptive
+tempered SMC: pure ``init``/``step`` functions over NamedTuple states (``Kernel``).
 """
 
 from __future__ import annotations

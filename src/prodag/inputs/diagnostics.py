@@ -39,6 +39,15 @@ def outliers(data: np.ndarray, limit: float = OUTLIER_ROBUST_SDS) -> np.ndarray:
     return np.argwhere(far)
 
 
+def without_outlying_rows(Z: np.ndarray) -> np.ndarray:
+    """The rows of ``Z (n, p)`` with no value among ``outliers`` (all of them if fewer than
+    ``p + 1`` would remain): the data start of a heavy-tailed fit, whose covariance one gross
+    outlier would otherwise dominate."""
+    far_rows = np.unique(outliers(Z)[:, 0])
+    kept = np.delete(Z, far_rows, axis=0)
+    return kept if len(kept) > Z.shape[1] else Z
+
+
 def warn_outliers(data: np.ndarray, names: list[str], limit: float = OUTLIER_ROBUST_SDS,
                   heavy_tailed: bool = False) -> np.ndarray:
     """Warn (``OutlierWarning``) naming the rows and columns of ``outliers(data, limit)``; a

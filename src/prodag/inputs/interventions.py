@@ -178,10 +178,13 @@ def label_strings(conditions) -> list[str]:
     return pd.Series(np.asarray(conditions, dtype=object).reshape(-1)).astype(str).to_list()
 
 
-def condition_offsets(est, conditions, n: int) -> np.ndarray | float:
-    """The fitted condition means of each of ``n`` rows ``(n, p)`` of a fitted ``est``
-    (``ProDAG``) given their ``conditions`` labels (0 for a fit without conditions)."""
-    if est.conditions_ is None:
+def condition_offsets(fitted_conditions: list[str] | None,
+                      condition_means: np.ndarray | None, conditions,
+                      n: int) -> np.ndarray | float:
+    """The fitted condition means ``(n, p)`` of each of ``n`` rows given their ``conditions``
+    labels, from a fit's condition labels ``fitted_conditions`` (``G``) and their means
+    ``condition_means (G, p)`` (0 for a fit without conditions)."""
+    if fitted_conditions is None:
         if conditions is not None:
             raise ValueError("this model was fitted without conditions; predict takes "
                              "none.")
@@ -189,11 +192,11 @@ def condition_offsets(est, conditions, n: int) -> np.ndarray | float:
     if conditions is None:
         raise ValueError("this model was fitted with one intercept per condition: give "
                          "predict each row's condition, one of "
-                         f"{', '.join(map(repr, est.conditions_))}.")
+                         f"{', '.join(map(repr, fitted_conditions))}.")
     labels = label_strings(conditions)
-    unknown = sorted(set(labels) - set(est.conditions_))
+    unknown = sorted(set(labels) - set(fitted_conditions))
     if len(labels) != n or unknown:
         raise ValueError(f"conditions must name one fitted condition per row ({n} rows; "
-                         f"fitted: {', '.join(map(repr, est.conditions_))}); got "
+                         f"fitted: {', '.join(map(repr, fitted_conditions))}); got "
                          f"{len(labels)} labels" + (f", unknown {unknown}" if unknown else ""))
-    return est.condition_means_[[est.conditions_.index(label) for label in labels]]
+    return condition_means[[fitted_conditions.index(label) for label in labels]]

@@ -22,10 +22,10 @@ UNITS = ("data", "standardized")
 """The units a result can be reported in."""
 
 
-def column_sd(est) -> np.ndarray | None:
-    """The standard deviations ``(p,)`` of the columns a fitted ``est`` was fitted on, known
-    when it standardised them (``standardize=True``: its ``scale_``), else None."""
-    return np.asarray(est.scale_, dtype=float) if est.standardize else None
+def column_sd(scale: np.ndarray, standardized_fit: bool) -> np.ndarray | None:
+    """The standard deviations ``(p,)`` of the columns a fit saw, known when it standardised
+    them (``standardize=True``: its column divisors ``scale (p,)``), else None."""
+    return np.asarray(scale, dtype=float) if standardized_fit else None
 
 
 def default_units(sd) -> str:

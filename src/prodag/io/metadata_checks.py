@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import math
 
+from prodag.config.spec import FitSpec
 from prodag.io.model_file import Checker
 
 
-def lambda_path(path, estimator, lam: float, check: Checker) -> dict | None:
-    if estimator.lam != "auto":
+def lambda_path(path, spec: FitSpec, lam: float, check: Checker) -> dict | None:
+    """The λ path of a fit with settings ``spec`` whose first component has radius ``lam``
+    (None for a fixed radius), checked against the grid and criterion of ``spec``."""
+    if spec.lam != "auto":
         check.that(path is None, "'lambda_path_' must be null for a fixed lam")
         return None
-    from prodag.config.parameters import CRITERIA, training_options
+    from prodag.config.parameters import CRITERIA
     from prodag.inference.selection import BELOW_GRID, BELOW_GRID_ROUNDS
 
-    n_lambdas, select_by = (training_options(estimator).n_lambdas,
-                            training_options(estimator).select_by)
+    n_lambdas, select_by = spec.training.n_lambdas, spec.training.select_by
 
     check.that(isinstance(path, dict) and {"lambdas", "criterion", "scores", "lam_max"}
                <= set(path) <= {"lambdas", "criterion", "scores", "lam_max", "polished"},
@@ -48,7 +50,7 @@ def diagnostics(found, columns: list[str], check: Checker,
                  extra=("populations", "sortability", "chain_weights", "refinement")):
     """The chains' diagnostics (``prodag.posterior.chains.diagnose``; the SMC's populations' in
     ``"populations"``, with ``"ess"`` and ``"temperatures"``; the refinement's report in
-    ``"refinement"``, ``prodag.sampling.refinement_report``) or None, checked."""
+    ``"refinement"``, ``prodag.fit.draws.refinement_report``) or None, checked."""
     if found is None:
         return None
     fields = {"n_chains", "max_difference", "mean_difference", "threshold",

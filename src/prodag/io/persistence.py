@@ -1,5 +1,8 @@
 """Saving and loading fitted ``ProDAG`` models: one ``.npz`` of arrays plus JSON metadata.
 
+A file holds the estimator's parameters and its fitted posterior
+(``prodag.posterior.fitted.FittedPosterior``): ``save`` writes both, ``load`` returns both.
+
 No pickle. ``load`` checks everything it reads against everything else (format version, every
 metadata field's type and range, every array's name, shape, dtype and finiteness, the SEM
 against the weight arrays present) and raises ``ModelFileError`` for anything that is not a
@@ -18,23 +21,26 @@ import numpy as np
 
 from prodag.config import parameters
 from prodag.config.parameters import GROUPS, as_dict
-from prodag.config.spec import resolve, resolved_noise_model, with_knowledge
+from prodag.config.spec import FitSpec, resolve, with_knowledge
 from prodag.inference import Params
 from prodag.inference.refinement import KINDS, MOVES, Refined
 from prodag.inputs import candidates
 from prodag.inputs.knowledge import Tiers
-from prodag.inputs.preprocessing import learns_noise, on_common_scale
+from prodag.inputs.preprocessing import on_common_scale
 from prodag.io import metadata_checks, upgrades
 from prodag.io.model_file import Checker, ModelFileError, read  # noqa: F401  (ModelFileError: API)
 from prodag.models.variational import VariationalParams
+from prodag.posterior.fitted import FittedPosterior
 
 FORMAT_VERSION = 9
 """The parameters as the constructor takes them (``training``/``network`` as objects of their
 fields, ``lam`` as ``"auto"``, a number or ``"inf"``, ``tiers`` as groups or ``{"groups",
 "forbid_within"}``) and ``intervention_kind_``; older versions: ``prodag.io.upgrades``."""
 READABLE_VERSIONS = (2, 3, 4, 5, 6, 7, 8, 9)
-FITTED_ARRAYS = ("mean_", "scale_", "history_", "noise_variance_", "mixture_weights_",
-                 "component_lams_")
+FITTED_ARRAYS = {"mean_": "mean", "scale_": "scale", "history_": "history",
+                 "noise_variance_": "noise_variance", "mixture_weights_": "weights",
+                 "component_lams_": "lams"}
+"""The fitted posterior's arrays: ``{name in the file: field of FittedPosterior}``."""
 
 
 # ---- writing -------------------------------------------------------------------------------
@@ -66,35 +72,36 @@ def refined_to_arrays(refined: Refined) -> dict[str, np.ndarray]:
     return arrays
 
 
-def save(estimator, path) -> None:
-    """Write a fitted ``estimator`` to ``path``."""
-    params = estimator.get_params()
+def save(fitted: FittedPosterior, params: dict, path) -> None:
+    """Write a ``fitted`` posterior and the estimator's parameters ``params`` (its
+    ``get_params()``) to ``path``."""
+    params = dict(params)
     if not isinstance(params["noise_variance"], str):
         params["noise_variance"] = np.asarray(params["noise_variance"], float).tolist()
     params["lam"] = params["lam"] if params["lam"] == "auto" else json_float(params["lam"])
     for group in GROUPS:
         params[group] = None if params[group] is None else as_dict(params[group])
-    knowledge = estimator.knowledge_
+    knowledge = fitted.knowledge
     if knowledge is not None:  # DataFrames and file paths saved as the edges read
-        params.update(knowledge.as_names(estimator.columns_))
+        params.update(knowledge.as_names(fitted.columns))
         if knowledge.forbid_within_tiers:
             params["tiers"] = {"groups": params["tiers"], "forbid_within": True}
     metadata = {"format_version": FORMAT_VERSION, "params": params,
-                "intervention_kind_": estimator.intervention_kind_,
-                "columns": list(estimator.columns_), "lam_": json_float(estimator.lam_),
-                "seed_": estimator.seed_, "lambda_path_": estimator.lambda_path_,
-                "objective_": estimator.objective_, "conditions_": estimator.conditions_,
-                "diagnostics_": estimator.diagnostics_}
-    payload = {f"arrays/{name}": a for k, component in enumerate(estimator.components_)
+                "intervention_kind_": fitted.intervention_kind,
+                "columns": list(fitted.columns), "lam_": json_float(fitted.lam),
+                "seed_": fitted.seed, "lambda_path_": fitted.lambda_path,
+                "objective_": fitted.objective, "conditions_": fitted.conditions,
+                "diagnostics_": fitted.diagnostics}
+    payload = {f"arrays/{name}": a for k, component in enumerate(fitted.components)
                for name, a in params_to_arrays(component, f"params/{k}/").items()}
-    payload.update({f"arrays/{name}": np.asarray(getattr(estimator, name))
-                    for name in FITTED_ARRAYS})
-    if estimator.conditions_ is not None:
-        payload["arrays/condition_means_"] = np.asarray(estimator.condition_means_)
-    if estimator.refined_ is not None:
-        payload.update(refined_to_arrays(estimator.refined_))
-    if estimator.candidate_parents_ is not None:
-        payload["arrays/candidate_parents_"] = np.asarray(estimator.candidate_parents_)
+    payload.update({f"arrays/{name}": np.asarray(getattr(fitted, field))
+                    for name, field in FITTED_ARRAYS.items()})
+    if fitted.conditions is not None:
+        payload["arrays/condition_means_"] = np.asarray(fitted.condition_means)
+    if fitted.draws is not None:
+        payload.update(refined_to_arrays(fitted.draws))
+    if fitted.candidate_parents is not None:
+        payload["arrays/candidate_parents_"] = np.asarray(fitted.candidate_parents)
     payload["metadata"] = np.asarray(json.dumps(metadata))
     with open(path, "wb") as handle:
         np.savez_compressed(handle, **payload)
@@ -102,8 +109,10 @@ def save(estimator, path) -> None:
 
 # ---- reading -------------------------------------------------------------------------------
 
-def load(cls, path):
-    """A fitted ``cls`` (``ProDAG``) from a file written by ``save``, every part checked."""
+def load(cls, path) -> tuple:
+    """``(cls(**params), its FittedPosterior)`` from a file written by ``save``: an unfitted
+    estimator (``ProDAG``) with the saved parameters and the fitted posterior, every part
+    checked."""
     arrays, metadata = read(Path(path))
     check = Checker(path)
     check.that(isinstance(metadata, dict), "its metadata is not a JSON object")
@@ -115,16 +124,16 @@ def load(cls, path):
              "objective_", "conditions_", "diagnostics_", "intervention_kind_"}
     check.that(set(metadata) == known, f"its metadata fields are {sorted(metadata)}, expected "
                f"{sorted(known)}")
-    estimator = _estimator(cls, metadata["params"], check)
+    settings = _settings(cls, metadata["params"], check)
     columns = metadata["columns"]
     check.that(isinstance(columns, list) and len(columns) >= 1
                and all(isinstance(c, str) for c in columns) and len(set(columns)) == len(columns),
                "'columns' must be a list of distinct variable names")
     p = len(columns)
     lam = check.radius("lam_", metadata["lam_"], allow_auto=False)
-    if estimator.lam != "auto":
-        check.that(lam == estimator.lam, f"'lam_' = {lam} differs from the parameter lam = "
-                   f"{estimator.lam}")
+    if settings.lam != "auto":
+        check.that(lam == settings.lam, f"'lam_' = {lam} differs from the parameter lam = "
+                   f"{settings.lam}")
     seed = metadata["seed_"]
     check.that(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0,
                f"'seed_' must be a nonnegative integer, got {seed!r}")
@@ -132,35 +141,28 @@ def load(cls, path):
     check.that(isinstance(objective, (int, float)) and not isinstance(objective, bool)
                and math.isfinite(objective), f"'objective_' must be a finite number, "
                f"got {objective!r}")
-    path_ = metadata_checks.lambda_path(metadata["lambda_path_"], estimator, lam, check)
-    estimator.spec_ = resolve(estimator, None, p)  # the knowledge joins it once checked
-    fitted = _fitted_arrays(arrays, estimator, p, check)
-    components = _components(arrays, estimator, p, len(fitted["mixture_weights_"]), check)
-    estimator.columns_, estimator.n_features_in_ = list(columns), p
-    estimator.lam_, estimator.seed_, estimator.objective_ = lam, seed, float(objective)
-    estimator.lambda_path_ = path_
-    estimator.diagnostics_ = metadata_checks.diagnostics(metadata["diagnostics_"], columns, check)
-    estimator.components_, estimator.params_ = components, components[0]
-    check.that(fitted["component_lams_"][0] == lam, "'component_lams_' must start with 'lam_'")
-    estimator.knowledge_ = _knowledge(estimator, columns, check)
-    estimator.candidate_parents_ = _candidate_parents(arrays, estimator.knowledge_, p, check)
-    estimator.spec_ = with_knowledge(estimator.spec_, candidates.with_mask(
-        estimator.knowledge_, estimator.candidate_parents_, p))
-    estimator.conditions_, estimator.condition_means_ = _conditions(
-        metadata["conditions_"], arrays, p, check)
-    for name, value in fitted.items():
-        setattr(estimator, name, value)
+    spec = resolve(settings, None, p)  # the knowledge joins it once checked
+    lambda_path = metadata_checks.lambda_path(metadata["lambda_path_"], spec, lam, check)
+    fitted = _fitted_arrays(arrays, spec, p, check)
+    components = _components(arrays, spec, p, len(fitted["weights"]), check)
+    diagnostics = metadata_checks.diagnostics(metadata["diagnostics_"], columns, check)
+    check.that(fitted["lams"][0] == lam, "'component_lams_' must start with 'lam_'")
+    knowledge = _knowledge(settings, columns, check)
+    candidate_parents = _candidate_parents(arrays, knowledge, p, check)
+    spec = with_knowledge(spec, candidates.with_mask(knowledge, candidate_parents, p))
+    conditions, condition_means = _conditions(metadata["conditions_"], arrays, p, check)
     kind = metadata["intervention_kind_"]
     check.that(kind in ("do", "activity"), f"'intervention_kind_' must be 'do' or "
                f"'activity', got {kind!r}")
-    estimator.intervention_kind_ = kind
-    estimator.n_restarts_ = estimator.spec_.restarts
-    estimator.refined_ = _refined(arrays, estimator, p, check)
-    estimator._cache = {}
-    return estimator
+    draws = _refined(arrays, spec, p, check)
+    return settings, FittedPosterior(
+        spec=spec, columns=list(columns), components=components, lambda_path=lambda_path,
+        objective=float(objective), diagnostics=diagnostics, draws=draws, seed=seed,
+        knowledge=knowledge, candidate_parents=candidate_parents, conditions=conditions,
+        condition_means=condition_means, intervention_kind=kind, **fitted)
 
 
-def _estimator(cls, params, check: Checker):
+def _settings(cls, params, check: Checker):
     """``cls(**params)`` with every parameter checked as ``fit`` checks it."""
     check.that(isinstance(params, dict), "'params' is not a JSON object")
     names = set(inspect.signature(cls.__init__).parameters) - {"self"}
@@ -180,12 +182,12 @@ def _estimator(cls, params, check: Checker):
                 params[group] = options(**params[group])
             except (TypeError, ValueError) as error:
                 check.fail(f"its {group} options are invalid ({error})")
-    estimator = cls(**params)
+    settings = cls(**params)
     try:
-        parameters.check(estimator.get_params())
+        parameters.check(settings.get_params())
     except (TypeError, ValueError) as error:
         check.fail(f"its parameters are invalid ({error})")
-    return estimator
+    return settings
 
 
 def _conditions(labels, arrays: dict, p: int, check: Checker):
@@ -200,12 +202,12 @@ def _conditions(labels, arrays: dict, p: int, check: Checker):
     return list(labels), check.array(arrays, "condition_means_", (len(labels), p))
 
 
-def _knowledge(estimator, columns: list[str], check: Checker):
+def _knowledge(settings, columns: list[str], check: Checker):
     from prodag.inputs.knowledge import Knowledge, KnowledgeError
 
     try:
-        return Knowledge.create(columns, estimator.forbidden, estimator.required,
-                                estimator.tiers)
+        return Knowledge.create(columns, settings.forbidden, settings.required,
+                                settings.tiers)
     except KnowledgeError as error:
         check.fail(f"its prior knowledge is invalid ({error})")
 
@@ -224,20 +226,19 @@ def _candidate_parents(arrays: dict, knowledge, p: int, check: Checker) -> np.nd
     return mask
 
 
-def _components(arrays: dict, estimator, p: int, k: int, check: Checker) -> list[Params]:
+def _components(arrays: dict, spec: FitSpec, p: int, k: int, check: Checker) -> list[Params]:
     """The ``k`` mixture components ``params/<i>/...``, each checked against the SEM's weight
     shapes for ``p``; nothing else may start with ``params/``."""
-    shapes = estimator.spec_.config.model().weight_shapes(p)
-    model = resolved_noise_model(estimator)
-    learn_noise = learns_noise(model)
-    noise_shape = (p,) if model == "estimate" else (1,)
+    shapes = spec.config.model().weight_shapes(p)
+    learn_noise = spec.learns_noise
+    noise_shape = (p,) if spec.noise_model == "estimate" else (1,)
     expected = set()
     for i in range(k):
         expected |= {f"params/{i}/q/{part}/{name}" for part in ("loc", "rho") for name in shapes}
         if learn_noise:
             expected.add(f"params/{i}/log_noise_variance")
     present = {name for name in arrays if name.startswith("params/")}
-    check.that(present == expected, f"sem={estimator.sem!r} with these options and {k} "
+    check.that(present == expected, f"sem={spec.config.sem!r} with these options and {k} "
                f"mixture component(s) expects the weight arrays {sorted(expected)}, but the "
                f"file has {sorted(present)}")
     components = []
@@ -250,14 +251,14 @@ def _components(arrays: dict, estimator, p: int, k: int, check: Checker) -> list
     return components
 
 
-def _refined(arrays: dict, estimator, p: int, check: Checker) -> Refined | None:
+def _refined(arrays: dict, spec: FitSpec, p: int, check: Checker) -> Refined | None:
     """The refined draws ``refined/...`` (``FitSpec.refine_steps > 0``), checked
     against the SEM's weight shapes; None without refinement."""
     present = {name for name in arrays if name.startswith("refined/")}
-    if not (estimator.spec_.refine_steps or estimator.spec_.training.sampler == "smc"):
+    if not (spec.refine_steps or spec.training.sampler == "smc"):
         check.that(not present, "it has refined draws but refine_steps is 0")
         return None
-    shapes = estimator.spec_.config.model().weight_shapes(p)
+    shapes = spec.config.model().weight_shapes(p)
     expected = ({f"refined/weights_tilde/{name}" for name in shapes}
                 | {"refined/lams", "refined/noise", "refined/acceptance"})
     check.that(present == expected, f"a refined posterior expects the arrays "
@@ -281,14 +282,18 @@ def _refined(arrays: dict, estimator, p: int, check: Checker) -> Refined | None:
                                (len(KINDS),)))
 
 
-def _fitted_arrays(arrays: dict, estimator, p: int, check: Checker) -> dict[str, np.ndarray]:
+def _fitted_arrays(arrays: dict, spec: FitSpec, p: int, check: Checker) -> dict[str, np.ndarray]:
+    """The fitted posterior's arrays (``FITTED_ARRAYS``) by their ``FittedPosterior`` field,
+    checked; the file holds no other arrays but the components, conditions, candidate parents
+    and draws."""
     extra = (set(arrays) - set(FITTED_ARRAYS) - {"condition_means_", "candidate_parents_"}
              - {n for n in arrays if n.startswith(("params/", "refined/"))})
     check.that(not extra, f"it has unexpected arrays {sorted(extra)}")
     history = arrays.get("history_", np.zeros((0, 0)))
-    check.that(history.ndim == 1 and 1 <= history.shape[0] <= estimator.max_epochs,
+    max_epochs = spec.optimiser.max_epochs
+    check.that(history.ndim == 1 and 1 <= history.shape[0] <= max_epochs,
                f"'history_' must have one entry per epoch (1 to max_epochs = "
-               f"{estimator.max_epochs}), got shape {history.shape}")
+               f"{max_epochs}), got shape {history.shape}")
     weights = arrays.get("mixture_weights_", np.zeros((0, 0)))
     check.that(weights.ndim == 1 and weights.shape[0] >= 1, "'mixture_weights_' must hold "
                f"one weight per component, got shape {weights.shape}")
@@ -298,15 +303,15 @@ def _fitted_arrays(arrays: dict, estimator, p: int, check: Checker) -> dict[str,
     check.that(lams.shape == weights.shape and lams.dtype.kind == "f"
                and bool(np.all(lams > 0)), "'component_lams_' must hold one positive radius "
                "per component")
-    fitted = {"mixture_weights_": weights, "component_lams_": lams,
-              "mean_": check.array(arrays, "mean_", (p,)),
-              "scale_": check.array(arrays, "scale_", (p,), positive=True),
-              "history_": check.array(arrays, "history_", history.shape),
-              "noise_variance_": check.array(arrays, "noise_variance_", (p,), positive=True)}
-    if not estimator.standardize:
-        common = on_common_scale(resolved_noise_model(estimator))
-        check.that(bool(np.all(fitted["scale_"] == fitted["scale_"][0]))
-                   and (common or fitted["scale_"][0] == 1),
+    fitted = {"weights": weights, "lams": lams,
+              "mean": check.array(arrays, "mean_", (p,)),
+              "scale": check.array(arrays, "scale_", (p,), positive=True),
+              "history": check.array(arrays, "history_", history.shape),
+              "noise_variance": check.array(arrays, "noise_variance_", (p,), positive=True)}
+    if not spec.standardize:
+        common = on_common_scale(spec.noise_model)
+        check.that(bool(np.all(fitted["scale"] == fitted["scale"][0]))
+                   and (common or fitted["scale"][0] == 1),
                    "'scale_' must be one common scale with a learned noise variance, else 1, "
                    "without standardize")
     return fitted

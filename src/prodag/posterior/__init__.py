@@ -1,2 +1,3 @@
-"""After the fits: the pooled mixture, the chains' agreement, the posterior's own draws
-(refinement or tempered SMC) and what orients their edges."""
+"""After the fits: the fitted-posterior value (``fitted``) and its draws (``samples``), the
+pooled mixture, the chains' agreement, the SMC populations' agreement, negligible edges and
+what orients the edges: functions of that value or of its parts, never of the estimator."""

@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from prodag.inference import stack
+from prodag.posterior.fitted import FittedPosterior
 from prodag.posterior.mixture import evidence_weights, sample_mixture
 
 DISAGREEMENT = 0.3
@@ -129,13 +130,12 @@ def chain_weights(weights: np.ndarray, chain_of: np.ndarray, n_chains: int) -> n
     return np.bincount(np.asarray(chain_of), np.asarray(weights, float), minlength=n_chains)
 
 
-def flagged_edges(est) -> list[dict]:
-    """The edges a fitted ``est``'s chains disagree on (``diagnostics_``), or none for a
-    bagged fit, whose chains fit different resamples and differ by design."""
-    diagnostics = getattr(est, "diagnostics_", None)
-    if est.bootstrap or not diagnostics:
+def flagged_edges(fitted: FittedPosterior) -> list[dict]:
+    """The edges a ``fitted`` posterior's chains disagree on (its ``diagnostics``), or none
+    for a bagged fit, whose chains fit different resamples and differ by design."""
+    if fitted.spec.bootstrap or not fitted.diagnostics:
         return []
-    return diagnostics["disagreeing_edges"]
+    return fitted.diagnostics["disagreeing_edges"]
 
 
 def pooling_sentence(diagnostics: dict) -> str:

@@ -78,11 +78,3 @@ def without_negligible(sem: str, weights: dict, graphs: np.ndarray, noise_varian
     return ({**weights, "W": np.where(small, 0, W).astype(W.dtype)},
             np.where(small, 0, graphs).astype(graphs.dtype))
 
-
-def drop_negligible(est, weights: dict, graphs: np.ndarray,
-                    noise_variance=None) -> tuple[dict, np.ndarray]:
-    """``without_negligible`` for the draws of a fitted ``est``, with its noise variances (or
-    each draw's, ``noise_variance (n, p | 1)``, as refined draws carry them)."""
-    return without_negligible(est.sem, weights, graphs,
-                              est.noise_variance_ if noise_variance is None else noise_variance,
-                              getattr(est, "knowledge_", None))

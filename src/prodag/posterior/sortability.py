@@ -124,5 +124,5 @@ def warn_scale_orientation(report: dict, standardize: bool, noise_variance) -> b
         "with a fit on standardised data (prodag fit --standardize; "
         "ProDAG(standardize=True); add --noise-variance estimate if the columns have units "
         "of their own) and trust only the directions both fits share. See "
-        f"{GUIDE}#what-orients-the-edges.", AssumptionWarning, stacklevel=4)
+        f"{GUIDE}#what-orients-the-edges.", AssumptionWarning, stacklevel=5)
     return True

@@ -1,10 +1,10 @@
-"""After pooling: the posterior's own draws and what orients their edges.
+"""The fit's last step, after pooling: the posterior's own draws and what orients their edges.
 
-``finish`` is the fit's last step (``prodag.procedure`` runs the others): the pooled mixture
-of fits (``procedure.Posterior``) becomes the posterior as it is, or through its draws moved
-by Metropolis refinement (``prodag.inference.refinement``) or sampled by tempered SMC from every
-contender fit (``prodag.inference.smc``, ``prodag.posterior.populations``); then the sortability
-report says what orients the final posterior's edges (``prodag.posterior.sortability``).
+``finish``: the pooled mixture of fits (``prodag.fit.pool.PooledMixture``) becomes the
+posterior as it is, or through its draws moved by Metropolis refinement
+(``prodag.inference.refinement``) or sampled by tempered SMC from every contender fit
+(``prodag.fit.tempering``); then the sortability report says what orients the final
+posterior's edges (``prodag.posterior.sortability``).
 """
 
 from __future__ import annotations
@@ -17,11 +17,13 @@ import numpy as np
 from jax.flatten_util import ravel_pytree
 
 from prodag.config.spec import FitSpec
+from prodag.fit import tempering
+from prodag.fit.plan import FitPlan
+from prodag.fit.pool import PooledMixture, scored_data
+from prodag.fit.prepare import Prepared, observational_rows
 from prodag.inference import fitting, noise_variance_of, refinement, smc
 from prodag.models import variational
-from prodag.posterior import chains, mixture, negligible, sortability
-from prodag.posterior import populations as populations_module
-from prodag.procedure import Plan, Posterior, Prepared, observational_rows, scored_data
+from prodag.posterior import chains, mixture, negligible, populations, sortability
 from prodag.streams import REFINEMENT_STREAM, SMC_STREAM
 
 
@@ -29,7 +31,7 @@ REFINED_DRAWS = 1000
 """Draws a refined posterior keeps (``TrainingOptions.refine_steps``)."""
 
 
-def mixture_draws(posterior: Posterior, noise: np.ndarray, key,
+def mixture_draws(pooled: PooledMixture, noise: np.ndarray, key,
                   n: int) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``n`` unprojected draws ``ω̃`` of the pooled mixture (pytree, leading axis n, grouped
     by component) and each draw's radius ``(n,)``, noise variance ``(n, p | 1)``, chain
@@ -38,8 +40,8 @@ def mixture_draws(posterior: Posterior, noise: np.ndarray, key,
     Draw ``i`` of component ``z_i`` is ``loc[z_i] + σ[z_i] · ε_i``, the standard normals ``ε``
     drawn for all ``n`` at once: the shapes do not depend on how the draws split among the
     components, so nothing compiles anew from one fit to the next."""
-    assignment = np.sort(mixture.assign(posterior.weights, jax.random.fold_in(key, 0), n))
-    components = posterior.components
+    assignment = np.sort(mixture.assign(pooled.weights, jax.random.fold_in(key, 0), n))
+    components = pooled.components
     weights_tilde = {}
     for i, name in enumerate(sorted(components[0].q.loc)):
         loc = np.stack([np.asarray(c.q.loc[name]) for c in components])[assignment]
@@ -48,11 +50,11 @@ def mixture_draws(posterior: Posterior, noise: np.ndarray, key,
         standard = jax.random.normal(jax.random.fold_in(key, i + 1), loc.shape, loc.dtype)
         weights_tilde[name] = jnp.asarray(loc + scale.astype(loc.dtype) * np.asarray(standard))
     variances = np.stack([np.asarray(noise_variance_of(c, noise)) for c in components])
-    return (weights_tilde, np.asarray(posterior.lams)[assignment], variances[assignment],
-            np.asarray(posterior.chains)[assignment], assignment)
+    return (weights_tilde, np.asarray(pooled.lams)[assignment], variances[assignment],
+            np.asarray(pooled.chains)[assignment], assignment)
 
 
-def jump_frames(posterior: Posterior, runs: list, noise: np.ndarray, bagged: bool,
+def jump_frames(pooled: PooledMixture, runs: list, noise: np.ndarray, bagged: bool,
                 collapsed: bool, dtype) -> refinement.Frames | None:
     """Every fit of the run as ``refinement.Frames`` (in ``dtype``): first the pooled
     components (so a draw's component is its frame), then the chains' other fits, whatever
@@ -63,13 +65,13 @@ def jump_frames(posterior: Posterior, runs: list, noise: np.ndarray, bagged: boo
     def flat(tree) -> np.ndarray:
         return np.asarray(ravel_pytree(tree)[0])
 
-    frames = [(c, int(chain)) for c, chain in zip(posterior.components, posterior.chains)]
+    frames = [(c, int(chain)) for c, chain in zip(pooled.components, pooled.chains)]
     loc = [flat(params.q.loc) for params, _ in frames]
-    pooled = len(loc)
+    n_pooled = len(loc)
     for chain, run in enumerate(runs):
         for _, fit in run.fits:
             fitted = flat(fit.params.q.loc)
-            if not any(np.array_equal(fitted, other) for other in loc[:pooled]):
+            if not any(np.array_equal(fitted, other) for other in loc[:n_pooled]):
                 frames.append((fit.params, chain))
                 loc.append(fitted)
     log_scale = np.log(np.stack([flat(variational.stddev(params.q)) for params, _ in frames]))
@@ -82,32 +84,32 @@ def jump_frames(posterior: Posterior, runs: list, noise: np.ndarray, bagged: boo
         loc=built.loc.astype(dtype), log_scale=built.log_scale.astype(dtype))
 
 
-def finish(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: list,
+def finish(spec: FitSpec, fit_plan: FitPlan, pooled: PooledMixture, runs: list,
            prepared: Prepared, key, progress) -> tuple:
-    """The last steps after pooling, ``(posterior, draws)``: ``sample_posterior`` (the SMC's or
+    """The last steps after pooling, ``(pooled, draws)``: ``sample_posterior`` (the SMC's or
     the refinement's draws, or None), then what orients the final posterior's edges
     (``prodag.posterior.sortability.orientation_report`` of those draws, or of the pooled mixture),
-    added to ``posterior.diagnostics`` as ``"sortability"`` and warned about when the data's
+    added to ``pooled.diagnostics`` as ``"sortability"`` and warned about when the data's
     scale alone may orient them."""
-    posterior, refined = sample_posterior(spec, the_plan, posterior, runs, prepared, key,
-                                          progress)
-    probabilities = posterior.edge_probabilities
+    pooled, refined = sample_posterior(spec, fit_plan, pooled, runs, prepared, key,
+                                       progress)
+    probabilities = pooled.edge_probabilities
     if refined is not None:  # as the fitted estimator draws them: negligible entries dropped
         graphs = negligible.without_negligible(
-            spec.config.sem, *fitting.refiner(the_plan.config).project_draws(
+            spec.config.sem, *fitting.refiner(fit_plan.config).project_draws(
                 refined.weights_tilde, refined.lams), refined.noise, spec.config.knowledge)[1]
         probabilities = np.mean(graphs != 0, axis=0)
-        for edge in posterior.diagnostics.get("disagreeing_edges", []):
+        for edge in pooled.diagnostics.get("disagreeing_edges", []):
             edge["posterior"] = float(probabilities[prepared.columns.index(edge["source"]),
                                                     prepared.columns.index(edge["target"])])
     report = sortability.orientation_report(
         probabilities, observational_rows(prepared.Z, prepared.observed), prepared.scale)
-    posterior.diagnostics["sortability"] = report
+    pooled.diagnostics["sortability"] = report
     sortability.warn_scale_orientation(report, spec.standardize, spec.noise_model)
-    return posterior, refined
+    return pooled, refined
 
 
-def refine(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: list,
+def refine(spec: FitSpec, fit_plan: FitPlan, pooled: PooledMixture, runs: list,
            prepared: Prepared, key, progress) -> refinement.Refined | None:
     """``REFINED_DRAWS`` draws of the mixture moved by ``refine_steps`` Metropolis steps
     towards the posterior given the rows the fits were scored on (``prodag.inference.refinement``):
@@ -118,16 +120,16 @@ def refine(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: list,
     if not steps:
         return None
     key = jax.random.fold_in(key, REFINEMENT_STREAM)
-    weights_tilde, lams, noise, chain, component = mixture_draws(posterior, prepared.noise,
+    weights_tilde, lams, noise, chain, component = mixture_draws(pooled, prepared.noise,
                                                                  key, REFINED_DRAWS)
-    if the_plan.bagged:
-        resamples = [scored_data(the_plan, c) for c in range(len(the_plan.rows))]
+    if fit_plan.bagged:
+        resamples = [scored_data(fit_plan, c) for c in range(len(fit_plan.rows))]
         data = jax.tree.map(lambda *parts: jnp.stack(parts), *resamples)
         resample = jnp.asarray(chain)
     else:
-        data, resample = scored_data(the_plan, 0), None
-    refiner = fitting.refiner(the_plan.config, spec.noise_model if spec.learns_noise else None)
-    frames = jump_frames(posterior, runs, prepared.noise, the_plan.bagged,
+        data, resample = scored_data(fit_plan, 0), None
+    refiner = fitting.refiner(fit_plan.config, spec.noise_model if spec.learns_noise else None)
+    frames = jump_frames(pooled, runs, prepared.noise, fit_plan.bagged,
                          refiner.collapse is not None, dtype)
     target = refinement.Target(data, jnp.asarray(lams, dtype), jnp.asarray(noise, dtype),
                                float(training.prior_mean), spec.prior_std, resample, frames)
@@ -154,30 +156,30 @@ def refinement_report(spec: FitSpec, refined: refinement.Refined, seconds: float
                            zip(refinement.KINDS, np.asarray(refined.acceptance))}}
 
 
-def sample_posterior(spec: FitSpec, the_plan: Plan, posterior: Posterior, runs: list,
+def sample_posterior(spec: FitSpec, fit_plan: FitPlan, pooled: PooledMixture, runs: list,
                      prepared: Prepared, key, progress) -> tuple:
-    """``(posterior, draws)``: with ``TrainingOptions(sampler="smc")``, ``REFINED_DRAWS`` draws
+    """``(pooled, draws)``: with ``TrainingOptions(sampler="smc")``, ``REFINED_DRAWS`` draws
     of the model's posterior by tempered SMC from every contender fit (``prodag.inference.smc``),
     its populations' agreement in ``diagnostics["populations"]`` (warned about); else ``refine``."""
     training, dtype = spec.training, spec.dtype
     if training.sampler != "smc":
         began = time.perf_counter()
-        refined = refine(spec, the_plan, posterior, runs, prepared, key, progress)
+        refined = refine(spec, fit_plan, pooled, runs, prepared, key, progress)
         if refined is None:
-            return posterior, None
+            return pooled, None
         report = refinement_report(spec, refined, time.perf_counter() - began)
-        return posterior._replace(diagnostics={**posterior.diagnostics,
-                                               "refinement": report}), refined
+        return pooled._replace(diagnostics={**pooled.diagnostics,
+                                            "refinement": report}), refined
     fits, _ = chains.contenders(runs, prepared.Z.shape[0])
-    target = refinement.Target(scored_data(the_plan, 0), None,
+    target = refinement.Target(scored_data(fit_plan, 0), None,
                                jnp.asarray(prepared.noise[None], dtype),
                                float(training.prior_mean), spec.prior_std)
-    draws, populations = populations_module.sample(
-        the_plan.config, smc.proposal_of([(lam, fit.params) for lam, fit in fits], dtype,
+    draws, agreement = tempering.sample(
+        fit_plan.config, smc.proposal_of([(lam, fit.params) for lam, fit in fits], dtype,
                                           (target.prior_mean, target.prior_std)),
         target, jax.random.fold_in(key, SMC_STREAM), REFINED_DRAWS, prepared.columns,
         on_step=lambda t, beta: progress.stage(f"tempered SMC: step {t}, β = {beta:.3f}",
                                                "tempered SMC"))
-    populations_module.warn_disagreement(populations)
-    return posterior._replace(diagnostics={**posterior.diagnostics,
-                                           "populations": populations}), draws
+    populations.warn_disagreement(agreement)
+    return pooled._replace(diagnostics={**pooled.diagnostics,
+                                        "populations": agreement}), draws

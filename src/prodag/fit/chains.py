@@ -1,0 +1,39 @@
+"""The fit's third step: every chain run (``prodag.posterior.chains``), each with its own
+training key, through the λ path or at the fixed radius, from every start of its rows.
+"""
+
+from __future__ import annotations
+
+import jax
+
+from prodag.config.spec import FitSpec
+from prodag.fit.plan import FitPlan
+from prodag.inference import fitting, selection
+from prodag.posterior.chains import Chain
+
+
+def run_chains(spec: FitSpec, fit_plan: FitPlan, noise, keys: list,
+               progress) -> list[Chain]:
+    """Every chain (chain ``c`` trains with ``keys[c]``; ``noise``: the fixed noise variances
+    ``(p,)`` or the start of the learned ones): the λ path, or the fixed radius, from every
+    start of its rows; each stage of all chains is one batch of members
+    (``prodag.inference.selection.select_lambda``)."""
+    rows = fit_plan.rows
+    fit_path = fitting.member_fitter(fit_plan.engine, [r.path for r in rows], noise, progress)
+    if spec.lam != "auto":
+        lam, starts = spec.lam, fit_plan.restarts
+        fits = fit_path([selection.MemberSpec(c, lam, r, jax.random.fold_in(keys[c], r))
+                         for c in range(len(rows)) for r in range(starts)], f"λ={lam:.3g}")
+        return [Chain([(lam, fit) for fit in sorted(
+            fits[c * starts:(c + 1) * starts], key=lambda fit: fit.objective)], None)
+            for c in range(len(rows))]
+    training = spec.training
+    refit = (fitting.member_fitter(fit_plan.engine, [r.refit for r in rows], noise, progress)
+             if rows[0].refit is not None else None)
+    selections = fitting.fit_lambda_path(
+        fit_plan.engine, fit_plan.config, fit_path, [r.validation for r in rows], noise, keys,
+        training.select_by, training.n_lambdas, fit_plan.restarts, refit)
+    # by the ELBO, every fit of the path is pooled by its evidence (radii that tie share it)
+    return [Chain(chosen.path_fits if training.select_by == "elbo" and chosen.path_fits
+                  else [(chosen.lam, fit) for fit in chosen.results], chosen.path)
+            for chosen in selections]

@@ -1,0 +1,91 @@
+"""The fit's second step: the plan of what the chains run — the compiled engine and, for
+every chain, its rows with their starts (the order search runs here).
+
+On all rows; on the training rows of a validation split and again on all (``lam="auto"``
+with ``select_by="validation"``); or, bagged, on each chain's own bootstrap resample.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from prodag.config.spec import FitSpec, ModelConfig
+from prodag.fit.prepare import Prepared
+from prodag.inference import fitting, selection
+
+
+class ChainRows(NamedTuple):
+    """The rows one chain fits: its λ path's (``fitting.Rows``), those of the refit at the
+    chosen radius after a validation split (or None) and the held-out rows that score the
+    radii, ``(Z_val, observed_val)`` (``(None, None)`` when there are none)."""
+
+    path: fitting.Rows
+    refit: fitting.Rows | None
+    validation: tuple
+
+
+class FitPlan(NamedTuple):
+    """What the chains run: the compiled engine, each chain's rows with their starts (the
+    same ``ChainRows`` for every chain unless ``bagged``), the starts per chain and the number
+    of fits (for the progress bar)."""
+
+    engine: object
+    config: ModelConfig
+    rows: list[ChainRows]
+    restarts: int
+    n_fits: int
+    bagged: bool
+
+
+def plan_fit(spec: FitSpec, prepared: Prepared) -> FitPlan:
+    """Compile the engine and compute the starts once for every chain (the order search runs
+    here): on all rows, or on the training rows of a validation split and again on all."""
+    training, config, dtype, restarts = spec.training, spec.config, spec.dtype, spec.restarts
+    engine = fitting.engine(config, spec.optimiser, float(training.prior_mean),
+                            spec.prior_std, spec.learns_noise)
+    from_data = spec.from_data
+    split = spec.split and prepared.Z_val is None
+
+    def rows_of(Z, observed) -> fitting.Rows:
+        return fitting.rows(engine, Z, observed, prepared.noise, dtype, config, from_data,
+                            restarts)
+
+    if spec.bootstrap:
+        rows = [ChainRows(rows_of(*resample(prepared, prepared.seed, chain)), None,
+                          (None, None)) for chain in range(spec.n_chains)]
+    elif not split:
+        rows = [ChainRows(rows_of(prepared.Z, prepared.observed), None,
+                          (prepared.Z_val, None))] * spec.n_chains
+    else:
+        fraction, seed = training.validation_fraction, prepared.seed
+        train, held_out = selection.split_rows(prepared.Z, fraction, seed)
+        observed_train, observed_val = (
+            (None, None) if prepared.observed is None else
+            selection.split_rows(prepared.observed, fraction, seed))
+        rows = [ChainRows(rows_of(train, observed_train),
+                          rows_of(prepared.Z, prepared.observed),
+                          (held_out, observed_val))] * spec.n_chains
+    return FitPlan(engine, config, rows, restarts, n_fits(spec, split), spec.bootstrap)
+
+
+def n_fits(spec: FitSpec, split: bool) -> int:
+    """The fits of a whole fit (every chain's): the starts at a fixed radius, or the λ path
+    (λ = ∞ and ``n_lambdas`` radii) and then its restarts: at the chosen radius after a
+    validation ``split``, else at the ``selection.POLISHED_RADII`` best radii (all of them
+    when the path has fewer)."""
+    n_lambdas, restarts = spec.training.n_lambdas, spec.restarts
+    polished = min(selection.POLISHED_RADII, n_lambdas)
+    per_chain = (restarts if spec.lam != "auto" else
+                 1 + n_lambdas + (restarts if split else (restarts - 1) * polished))
+    return spec.n_chains * per_chain
+
+
+def resample(prepared: Prepared, seed: int, chain: int) -> tuple:
+    """Chain ``chain``'s bootstrap resample of the rows, ``(Z (n, p), observed or None)``,
+    drawn by a generator of ``(seed, chain)`` (BayesBag: Huggins & Miller, 2023)."""
+    rows = np.random.default_rng([seed, chain]).integers(0, len(prepared.Z), len(prepared.Z))
+    return (prepared.Z[rows],
+            None if prepared.observed is None else prepared.observed[rows])
+

@@ -1,0 +1,52 @@
+"""Draws of a fitted posterior (``prodag.posterior.fitted.FittedPosterior``).
+
+A fit with draws of its own (refinement or tempered SMC) is sampled by taking those draws in
+a random order (with replacement beyond their number) and projecting them; otherwise every
+draw picks a mixture component by its weight and samples that component's projected normal
+(``prodag.posterior.mixture``). Either way, negligible entries are dropped
+(``prodag.posterior.negligible``). ``seed=None`` uses the key fixed by the fit's seed, so
+repeated calls and a reloaded fit draw the same samples.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from prodag.inference import fitting, refinement
+from prodag.inputs.checks import check_integer, check_seed
+from prodag.posterior import mixture
+from prodag.posterior.fitted import FittedPosterior
+from prodag.posterior.negligible import without_negligible
+from prodag.streams import SAMPLE_STREAM
+
+
+def sampling_key(fitted: FittedPosterior, seed) -> jax.Array:
+    """The key of a draw: the fit's own sampling stream (``seed=None``) or ``seed``'s."""
+    return (jax.random.fold_in(jax.random.PRNGKey(fitted.seed), SAMPLE_STREAM) if seed is None
+            else jax.random.PRNGKey(check_seed(seed)))
+
+
+def draw(fitted: FittedPosterior, n: int, seed=None) -> tuple[dict, np.ndarray]:
+    """``n`` posterior draws: the model weights (a dict of arrays with a leading axis ``n``,
+    fitted units) and the graphs ``(n, p, p)`` (``[s, j, k]``: j → k, fitted units)."""
+    n = check_integer("n", n, minimum=1)
+    key = sampling_key(fitted, seed)
+    config, draws = fitted.spec.config, fitted.draws
+    if draws is not None:
+        rows = refinement.draw_rows(len(draws.lams), n, key)
+        weights, graphs = fitting.refiner(config).project_draws(
+            {name: value[rows] for name, value in draws.weights_tilde.items()},
+            draws.lams[rows])
+        return without_negligible(config.sem, weights, graphs, draws.noise[rows],
+                                  fitted.knowledge)
+    sampler = fitting.sampler(config)
+
+    def sample(k, component_key, m):
+        return sampler.sample(jax.tree.map(jnp.asarray, fitted.components[k]), component_key,
+                              m, fitted.lams[k])
+    weights, graphs = mixture.sample_mixture(sample, list(range(len(fitted.components))),
+                                             fitted.weights, key, n)
+    return without_negligible(config.sem, weights, graphs, fitted.noise_variance,
+                              fitted.knowledge)
