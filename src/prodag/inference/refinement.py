@@ -20,7 +20,7 @@ every one is an exact DAG. Each step makes one symmetric proposal of one kind fo
 * ``reverse``: the edge weights of ``j → k`` and ``k → j`` trade places (an edge reversal);
 * ``jump`` (with ``Target.frames``, a share ``JUMP_PROBABILITY`` of the steps): the draw moves
   from its frame ``z`` (at first its component) to another ``z'`` of its group (the fits of
-  the run on the same rows with the same fixed noise, ``prodag.sampling.jump_frames``),
+  the run on the same rows with the same fixed noise, ``prodag.fit.draws.jump_frames``),
   keeping its place relative to the frame::
 
       ω̃' = m_z' + (s_z' / s_z) ⊙ (ω̃ − m_z),   log |J| = Σ log s_z' − Σ log s_z,

@@ -106,8 +106,8 @@ FitMembers = Callable[..., list]
 """``fit_members(specs, stage, screen=None, unplanned=False)``: fit every ``MemberSpec`` (one
 batch) and return one fit per spec, in order; ``stage`` names the batch on the progress bar;
 ``screen=(after, margin)`` stops the members trailing their chain's best
-(``prodag.inference.Screen``); ``unplanned``: fits the plan's count (``procedure.n_fits``)
-leaves out, which the progress bar's total gains when they run."""
+(``prodag.inference.Screen``); ``unplanned``: fits the plan's count
+(``prodag.fit.plan.n_fits``) leaves out, which the progress bar's total gains when they run."""
 
 
 def select_lambda(fit_path: FitMembers, lam_max_of: Callable[[int, Any, Any], float],
