@@ -18,7 +18,7 @@ from prodag.config import spec
 from prodag.inference import fitting, moves, refinement
 from prodag.io.model_file import ModelFileError
 from prodag.models import make_model
-from prodag.posterior import negligible
+from prodag.posterior import negligible, samples
 from prodag.projection import make_projector
 
 
@@ -256,7 +256,7 @@ def test_a_step_accepts_by_the_target_ratio_and_counts_only_the_counted_draws():
 
 def test_draw_rows_extend_a_shorter_request():
     key = jax.random.PRNGKey(0)
-    long, short = refinement.draw_rows(10, 25, key), refinement.draw_rows(10, 7, key)
+    long, short = samples.draw_rows(10, 25, key), samples.draw_rows(10, 7, key)
     assert np.array_equal(long[:7], short)
     assert sorted(long[:10]) == list(range(10)) and long.max() < 10
 

@@ -339,16 +339,6 @@ class Refiner:
         return concatenate_draws(batches, n)
 
 
-def draw_rows(n_draws: int, n: int, key: jax.Array) -> np.ndarray:
-    """Which of ``n_draws`` stored draws make a sample of ``n``: a random order of all of them,
-    then (beyond ``n_draws``) draws with replacement; the first ``m`` rows for ``n ≥ m`` are
-    those for ``m``."""
-    order = np.asarray(jax.random.permutation(key, n_draws))
-    extra = np.asarray(jax.random.choice(jax.random.fold_in(key, 1), n_draws,
-                                         (max(n - n_draws, 0),)))
-    return np.concatenate([order, extra])[:n]
-
-
 def project_draws(model: StructuralEquationModel, project: Projector, weights_tilde: Weights,
                   lams: jax.Array) -> tuple[Weights, jax.Array]:
     """The projected weights ``ω`` and graphs ``W (n, p, p)`` of draws ``ω̃`` at ``lams (n,)``."""

@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag.inference import fitting, refinement
+from prodag.inference import fitting
 from prodag.inputs.checks import check_integer, check_seed
 from prodag.posterior import mixture
 from prodag.posterior.fitted import FittedPosterior
@@ -28,6 +28,16 @@ def sampling_key(fitted: FittedPosterior, seed) -> jax.Array:
             else jax.random.PRNGKey(check_seed(seed)))
 
 
+def draw_rows(n_draws: int, n: int, key: jax.Array) -> np.ndarray:
+    """Which of ``n_draws`` stored draws make a sample of ``n``: a random order of all of them,
+    then (beyond ``n_draws``) draws with replacement; the first ``m`` rows for ``n ≥ m`` are
+    those for ``m``."""
+    order = np.asarray(jax.random.permutation(key, n_draws))
+    extra = np.asarray(jax.random.choice(jax.random.fold_in(key, 1), n_draws,
+                                         (max(n - n_draws, 0),)))
+    return np.concatenate([order, extra])[:n]
+
+
 def draw(fitted: FittedPosterior, n: int, seed=None) -> tuple[dict, np.ndarray]:
     """``n`` posterior draws: the model weights (a dict of arrays with a leading axis ``n``,
     fitted units) and the graphs ``(n, p, p)`` (``[s, j, k]``: j → k, fitted units)."""
@@ -35,7 +45,7 @@ def draw(fitted: FittedPosterior, n: int, seed=None) -> tuple[dict, np.ndarray]:
     key = sampling_key(fitted, seed)
     config, draws = fitted.spec.config, fitted.draws
     if draws is not None:
-        rows = refinement.draw_rows(len(draws.lams), n, key)
+        rows = draw_rows(len(draws.lams), n, key)
         weights, graphs = fitting.refiner(config).project_draws(
             {name: value[rows] for name, value in draws.weights_tilde.items()},
             draws.lams[rows])
