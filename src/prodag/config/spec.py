@@ -16,6 +16,7 @@ from typing import Any
 
 import jax
 import numpy as np
+import optax
 
 from prodag.config import parameters
 from prodag.config.parameters import TrainingOptions
@@ -80,6 +81,11 @@ class OptimiserOptions:
     compiled loop (``lax.map``). 0: all at once, stopped members leaving the batch as it
     shrinks (the default on a CPU as on a GPU: ``docs/findings.md``). 1: one at a time, a
     stopped member skipped (least memory)."""
+
+    def transformation(self) -> optax.GradientTransformation:
+        """The optimiser these options describe: Adam with learning rate ``lr`` (a new
+        transformation every call: it is not hashable, so caches key on the options)."""
+        return optax.adam(self.lr)
 
 
 @dataclass(frozen=True)

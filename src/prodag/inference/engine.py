@@ -87,6 +87,9 @@ class Screen(NamedTuple):
 class VariationalInference:
     """The compiled kernels for one model, projection, prior and set of options.
 
+    ``optimiser`` is the gradient transformation the kernels step with (default: the one
+    ``options`` describe, ``OptimiserOptions.transformation``).
+
     The compiled functions take the data, the radii and the fixed noise variances as
     arguments, so a λ path or a refit on new data of the same shape reuses one compilation
     (one per number of members and data sets).
@@ -94,14 +97,15 @@ class VariationalInference:
 
     def __init__(self, model: StructuralEquationModel, project: Projector,
                  options: OptimiserOptions = OptimiserOptions(), prior_mean: float = 0.0,
-                 prior_std: float = 1.0, learn_noise_variance: bool = False):
+                 prior_std: float = 1.0, learn_noise_variance: bool = False,
+                 optimiser: optax.GradientTransformation | None = None):
         self.model = model
         self.project = project
         self.options = options
         self.prior_mean = prior_mean
         self.prior_std = prior_std
         self.learn_noise_variance = learn_noise_variance
-        self.optimizer = optax.adam(options.lr)
+        self.optimizer = options.transformation() if optimiser is None else optimiser
         self.loss = functools.partial(elbo_loss, model, project, options.n_samples,
                                       prior_mean, prior_std)
         self._init = exact_jit(functools.partial(init_state, self.optimizer),

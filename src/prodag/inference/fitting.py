@@ -36,9 +36,10 @@ first steps, and the σ of reversed entries regrows towards the prior under the 
 @functools.lru_cache(maxsize=16)
 def engine(config: ModelConfig, options: OptimiserOptions, prior_mean: float, prior_std: float,
            learn_noise: bool) -> VariationalInference:
-    """The compiled ELBO optimiser of ``config`` (cached)."""
+    """The compiled ELBO optimiser of ``config`` (cached: the optax transformation, not
+    hashable, is built here from ``options``)."""
     return VariationalInference(config.model(), config.projector(), options, prior_mean,
-                                prior_std, learn_noise)
+                                prior_std, learn_noise, optimiser=options.transformation())
 
 
 @functools.lru_cache(maxsize=16)

@@ -27,7 +27,11 @@ Independent populations run side by side (one compiled computation, batched over
 populations × particles); ``prodag.fit.tempering`` runs them for a fit and
 ``prodag.posterior.populations`` compares their edge probabilities as
 ``prodag.posterior.chains.diagnose`` compares chains. The design follows BlackJAX's adaptive
-tempered SMC: pure ``init``/``step`` functions over NamedTuple states (``Kernel``).
+tempered SMC: pure ``init``/``step`` functions over NamedTuple states (``Kernel``); its
+pieces come from BlackJAX (``blackjax.smc``: ``resampling.systematic``, the ESS and the
+bisection ``solver.dichotomy``), the mutation is prodag's own (Metropolis with the exact
+projection). BlackJAX's ``ess.ess_solver`` is not used: the sign of its weights changed
+between the versions supported (1.3 on Python 3.10, 1.7 on 3.11+).
 """
 
 from __future__ import annotations
@@ -64,8 +68,6 @@ NOISE_SCALES = (0.03, 0.1, 0.3, 1.0)
 """Step sizes of the random walk on ``log σ²`` (divided by √(number of variances))."""
 MAX_TEMPERATURES = 500
 """A population that has not reached β = 1 after this many steps is an error."""
-BISECTION_STEPS = 40
-"""Halvings of the interval of β's next step."""
 MIN_INCREMENT = 1e-6
 """The smallest step of β (so that a run always ends)."""
 NOISE = "log_noise"
@@ -167,36 +169,22 @@ def sample_proposal(key: jax.Array, proposal: Proposal, n: int) -> tuple[Weights
     return position, proposal.lams[component]
 
 
-def systematic(key: jax.Array, weights: jax.Array) -> jax.Array:
-    """Systematic resampling: ancestors ``(N,)`` of ``N`` particles with normalised
-    ``weights (N,)``; particle ``i`` is chosen ``N·w_i`` times in expectation."""
-    n = weights.shape[0]
-    points = (jax.random.uniform(key, (), weights.dtype) + jnp.arange(n)) / n
-    cumulative = jnp.cumsum(weights)
-    return jnp.minimum(jnp.searchsorted(cumulative / cumulative[-1], points, side="right"),
-                       n - 1)
-
-
 def next_beta(beta: jax.Array, increments: jax.Array, ess_fraction: float,
               max_step: float = 1.0) -> jax.Array:
     """The next inverse temperature of one population: the largest ``β' ≤ min(1, β +
     max_step)`` whose weights ``exp((β' − β) · increments (N,))`` keep an ESS of
-    ``ess_fraction · N`` (bisection)."""
-    floor = ess_fraction * increments.shape[0]
+    ``ess_fraction · N`` (BlackJAX's bisection, ``blackjax.smc.solver.dichotomy``, on its
+    ``log_ess``), at least ``MIN_INCREMENT``; 1 once within ``MIN_INCREMENT`` of it."""
+    from blackjax.smc import ess, solver  # on first use: blackjax loads all its samplers
 
-    def ess(delta):
-        weights = jax.nn.softmax(jnp.where(delta > 0, delta * increments, 0.0))
-        return 1.0 / jnp.sum(jnp.square(weights))
+    target = jnp.log(ess_fraction * increments.shape[0])
 
-    def bisect(_, bounds):
-        low, high = bounds
-        middle = 0.5 * (low + high)
-        good = ess(middle) >= floor
-        return jnp.where(good, middle, low), jnp.where(good, high, middle)
+    def excess(delta):  # log ESS above the target: positive while the step keeps enough
+        return ess.log_ess(jnp.where(delta > 0, delta * increments, 0.0)) - target
 
     remaining = jnp.minimum(1.0 - beta, max_step)
-    low, _ = lax.fori_loop(0, BISECTION_STEPS, bisect, (jnp.zeros_like(beta), remaining))
-    step = jnp.where(ess(remaining) >= floor, remaining, jnp.maximum(low, MIN_INCREMENT))
+    step = jnp.maximum(solver.dichotomy(excess, jnp.zeros_like(remaining), remaining),
+                       MIN_INCREMENT)
     return jnp.where(beta + step >= 1.0 - MIN_INCREMENT, 1.0, beta + step)
 
 
@@ -251,6 +239,8 @@ def build_kernel(model: StructuralEquationModel, project: Projector,
                      log_target(position, lams, target), zeros, zeros)
 
     def step(key, state, proposal, target):
+        from blackjax.smc import ess, resampling  # on first use (``next_beta``)
+
         k_resample, k_mutate = jax.random.split(key)
         n_populations = state.beta.shape[0]
         n = state.lams.shape[0] // n_populations
@@ -262,7 +252,8 @@ def build_kernel(model: StructuralEquationModel, project: Projector,
         log_weights = jnp.where(delta > 0, delta * increments, 0.0)
         log_evidence = state.log_evidence + logsumexp(log_weights, axis=1) - np.log(n)
         weights = jax.nn.softmax(log_weights, axis=1)
-        ancestors = jax.vmap(systematic)(jax.random.split(k_resample, n_populations), weights)
+        ancestors = jax.vmap(lambda k, w: resampling.systematic(k, w, n))(
+            jax.random.split(k_resample, n_populations), weights)
         rows = (ancestors + n * jnp.arange(n_populations)[:, None]).reshape(-1)
         position, lams, log_q, log_t = jax.tree.map(
             lambda a: a[rows], (state.position, state.lams, state.log_proposal,
@@ -272,9 +263,9 @@ def build_kernel(model: StructuralEquationModel, project: Projector,
         ((position, log_q, log_t), counts), _ = lax.scan(
             lambda c, k: mutate(c, k, lams, per_particle, proposal, target),
             ((position, log_q, log_t), counts), jax.random.split(k_mutate, mutation_steps))
-        ess = 1.0 / jnp.sum(jnp.square(weights), axis=1) / n
+        effective = jax.vmap(ess.ess)(log_weights) / n
         return (State(position, lams, log_q, log_t, beta, log_evidence),
-                Info(beta, ess, counts))
+                Info(beta, effective, counts))
 
     return Kernel(exact_jit(init, static_argnums=(3, 4)), exact_jit(step))
 
