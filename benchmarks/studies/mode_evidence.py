@@ -75,7 +75,7 @@ def smc_within_components(estimator, data, noise, key, particles, steps, n_compo
     from prodag.inference import refinement, smc
 
     spec = estimator.spec_
-    prior = (float(spec.training.prior_mean), float(spec.prior_std))
+    prior = (spec.prior_mean, float(spec.prior_std))
     proposals = [smc.proposal_of([(estimator.component_lams_[k], jax.tree.map(
         jnp.asarray, estimator.components_[k]))], jnp.float32, prior, widen=1.0)
         for k in range(n_components)]
@@ -110,7 +110,7 @@ def fitted(dataset: int, seed: int):
     model = spec.config.model()
     return (estimator, model, spec.config.projector(),
             model.prepare_data(jnp.asarray(prepared.Z, jnp.float32), None), prepared.noise,
-            (float(spec.training.prior_mean), float(spec.prior_std)), data.adjacency,
+            (spec.prior_mean, float(spec.prior_std)), data.adjacency,
             time.perf_counter() - start)
 
 

@@ -82,14 +82,15 @@ def announce(estimator, p: int, needed: int) -> None:
         typer.echo(f"{p} variables: a large fit; it needs about {format_bytes(needed)} of "
                    "memory.")
     spec = resolve(estimator, None, p)
-    training, split = spec.training, spec.split
+    split = spec.split
     fits = n_fits(spec, split)
     n_samples = spec.optimiser.n_samples
-    fitting = fit_seconds(p, n_samples, fits, estimator.max_epochs, training.steps_per_epoch)
+    fitting = fit_seconds(p, n_samples, fits, estimator.max_epochs,
+                          spec.optimiser.steps_per_epoch)
     refining = refine_seconds(p, REFINED_DRAWS, spec.refine_steps)
     if fitting + refining > ANNOUNCED_SECONDS:
         path = "" if estimator.lam != "auto" else \
-            f"--lam with a number (one radius instead of a path of {training.n_lambdas}), "
+            f"--lam with a number (one radius instead of a path of {spec.n_lambdas}), "
         epochs = min(estimator.max_epochs, TYPICAL_EPOCHS)
         refinement, fewer_steps = "", ""
         if refining > ANNOUNCED_SECONDS / 10:
@@ -98,7 +99,7 @@ def announce(estimator, p: int, needed: int) -> None:
             fewer_steps = "fewer --refine-steps (0: none), "
         typer.echo(f"This fit may take {format_duration(fitting + refining)} (a rough "
                    f"estimate: {fits} fits of about {epochs} epochs of "
-                   f"{training.steps_per_epoch} steps, each step projecting {n_samples} "
+                   f"{spec.optimiser.steps_per_epoch} steps, each step projecting {n_samples} "
                    f"sampled {p} x {p} matrices onto DAGs{refinement}; it depends on the "
                    "machine and on when each fit stops early). "
                    f"Shorter: {fewer_steps}{path}fewer --chains, --restarts, --n-samples or "

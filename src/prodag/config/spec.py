@@ -19,7 +19,6 @@ import numpy as np
 import optax
 
 from prodag.config import parameters
-from prodag.config.parameters import TrainingOptions
 from prodag.config.starts import n_searched_graphs, takes_two_orders
 from prodag.inputs import preprocessing
 from prodag.inputs.knowledge import Knowledge
@@ -95,7 +94,14 @@ class FitSpec:
     config: ModelConfig
     """The SEM, projection, pruning, knowledge and noise distribution."""
     optimiser: OptimiserOptions
-    training: TrainingOptions
+    prior_mean: float
+    """Mean of the prior on every weight (``TrainingOptions.prior_mean``)."""
+    n_lambdas: int
+    select_by: str
+    """How ``lam="auto"`` chooses a radius, among ``n_lambdas`` (``TrainingOptions``)."""
+    validation_fraction: float
+    sampler: str
+    """``"mixture"`` or ``"smc"`` (``TrainingOptions.sampler``)."""
     noise_model: Any
     """``"equal"``, ``"quietest"``, ``"estimate"``, a float or a ``(p,)`` array."""
     learns_noise: bool
@@ -107,6 +113,8 @@ class FitSpec:
     """Starts of each radius (``TrainingOptions.n_restarts`` resolved for p)."""
     refine_steps: int
     """Metropolis steps of the refinement (``TrainingOptions.refine_steps`` resolved for p)."""
+    refine_steps_set: bool
+    """Whether ``refine_steps`` was set (not resolved from ``None``)."""
     n_chains: int
     bootstrap: bool
     standardize: bool
@@ -117,7 +125,7 @@ class FitSpec:
     @property
     def split(self) -> bool:
         """Whether λ is chosen on held-out rows split off the data (then refitted on all)."""
-        return self.lam == "auto" and self.training.select_by == "validation"
+        return self.lam == "auto" and self.select_by == "validation"
 
 
 def resolve(settings, knowledge: Knowledge | None, p: int) -> FitSpec:
@@ -129,12 +137,15 @@ def resolve(settings, knowledge: Knowledge | None, p: int) -> FitSpec:
                                 network.activation, network.bias, settings.projection,
                                 settings.prune, knowledge, settings.likelihood)
     lam = settings.lam if settings.lam == "auto" else float(settings.lam)
-    return FitSpec(config, optimiser_options(settings, p),
-                   parameters.training_options(settings), noise_model,
+    training = parameters.training_options(settings)
+    return FitSpec(config, optimiser_options(settings, p), float(training.prior_mean),
+                   int(training.n_lambdas), training.select_by,
+                   float(training.validation_fraction), training.sampler, noise_model,
                    preprocessing.learns_noise(noise_model), lam,
                    resolved_init(settings) == "data",
                    resolved_restarts(settings, p),
-                   resolved_refine_steps(settings, p), int(settings.n_chains),
+                   resolved_refine_steps(settings, p), training.refine_steps is not None,
+                   int(settings.n_chains),
                    bool(settings.bootstrap), bool(settings.standardize),
                    float(settings.prior_std), jax.dtypes.canonicalize_dtype(np.float64))
 

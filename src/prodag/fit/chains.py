@@ -27,13 +27,12 @@ def run_chains(spec: FitSpec, fit_plan: FitPlan, noise, keys: list,
         return [Chain([(lam, fit) for fit in sorted(
             fits[c * starts:(c + 1) * starts], key=lambda fit: fit.objective)], None)
             for c in range(len(rows))]
-    training = spec.training
     refit = (fitting.member_fitter(fit_plan.engine, [r.refit for r in rows], noise, progress)
              if rows[0].refit is not None else None)
     selections = fitting.fit_lambda_path(
         fit_plan.engine, fit_plan.config, fit_path, [r.validation for r in rows], noise, keys,
-        training.select_by, training.n_lambdas, fit_plan.restarts, refit)
+        spec.select_by, spec.n_lambdas, fit_plan.restarts, refit)
     # by the ELBO, every fit of the path is pooled by its evidence (radii that tie share it)
-    return [Chain(chosen.path_fits if training.select_by == "elbo" and chosen.path_fits
+    return [Chain(chosen.path_fits if spec.select_by == "elbo" and chosen.path_fits
                   else [(chosen.lam, fit) for fit in chosen.results], chosen.path)
             for chosen in selections]

@@ -115,7 +115,7 @@ def refine(spec: FitSpec, fit_plan: FitPlan, pooled: PooledMixture, runs: list,
     towards the posterior given the rows the fits were scored on (``prodag.inference.refinement``):
     bagged, each draw towards the posterior given its chain's resample. None without
     refinement."""
-    training, dtype = spec.training, spec.dtype
+    dtype = spec.dtype
     steps = spec.refine_steps
     if not steps:
         return None
@@ -132,7 +132,7 @@ def refine(spec: FitSpec, fit_plan: FitPlan, pooled: PooledMixture, runs: list,
     frames = jump_frames(pooled, runs, prepared.noise, fit_plan.bagged,
                          refiner.collapse is not None, dtype)
     target = refinement.Target(data, jnp.asarray(lams, dtype), jnp.asarray(noise, dtype),
-                               float(training.prior_mean), spec.prior_std, resample, frames)
+                               spec.prior_mean, spec.prior_std, resample, frames)
 
     def on_block(done: int) -> None:
         progress.stage(f"refining {REFINED_DRAWS} draws: step {done}/{steps}",
@@ -149,7 +149,7 @@ def refinement_report(spec: FitSpec, refined: refinement.Refined, seconds: float
     moved, its seconds (a process's first refinement includes compiling) and their share per
     step, and the accepted share of each move kind."""
     steps = spec.refine_steps
-    return {"steps": steps, "chosen": "auto" if spec.training.refine_steps is None else "set",
+    return {"steps": steps, "chosen": "set" if spec.refine_steps_set else "auto",
             "draws": REFINED_DRAWS, "seconds": round(seconds, 2),
             "seconds_per_step": round(seconds / steps, 4),
             "acceptance": {move: round(float(share), 4) for move, share in
@@ -161,8 +161,8 @@ def sample_posterior(spec: FitSpec, fit_plan: FitPlan, pooled: PooledMixture, ru
     """``(pooled, draws)``: with ``TrainingOptions(sampler="smc")``, ``REFINED_DRAWS`` draws
     of the model's posterior by tempered SMC from every contender fit (``prodag.inference.smc``),
     its populations' agreement in ``diagnostics["populations"]`` (warned about); else ``refine``."""
-    training, dtype = spec.training, spec.dtype
-    if training.sampler != "smc":
+    dtype = spec.dtype
+    if spec.sampler != "smc":
         began = time.perf_counter()
         refined = refine(spec, fit_plan, pooled, runs, prepared, key, progress)
         if refined is None:
@@ -173,7 +173,7 @@ def sample_posterior(spec: FitSpec, fit_plan: FitPlan, pooled: PooledMixture, ru
     fits, _ = chains.contenders(runs, prepared.Z.shape[0])
     target = refinement.Target(scored_data(fit_plan, 0), None,
                                jnp.asarray(prepared.noise[None], dtype),
-                               float(training.prior_mean), spec.prior_std)
+                               spec.prior_mean, spec.prior_std)
     draws, agreement = tempering.sample(
         fit_plan.config, smc.proposal_of([(lam, fit.params) for lam, fit in fits], dtype,
                                           (target.prior_mean, target.prior_std)),

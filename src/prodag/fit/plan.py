@@ -42,8 +42,8 @@ class FitPlan(NamedTuple):
 def plan_fit(spec: FitSpec, prepared: Prepared) -> FitPlan:
     """Compile the engine and compute the starts once for every chain (the order search runs
     here): on all rows, or on the training rows of a validation split and again on all."""
-    training, config, dtype, restarts = spec.training, spec.config, spec.dtype, spec.restarts
-    engine = fitting.engine(config, spec.optimiser, float(training.prior_mean),
+    config, dtype, restarts = spec.config, spec.dtype, spec.restarts
+    engine = fitting.engine(config, spec.optimiser, spec.prior_mean,
                             spec.prior_std, spec.learns_noise)
     from_data = spec.from_data
     split = spec.split and prepared.Z_val is None
@@ -59,7 +59,7 @@ def plan_fit(spec: FitSpec, prepared: Prepared) -> FitPlan:
         rows = [ChainRows(rows_of(prepared.Z, prepared.observed), None,
                           (prepared.Z_val, None))] * spec.n_chains
     else:
-        fraction, seed = training.validation_fraction, prepared.seed
+        fraction, seed = spec.validation_fraction, prepared.seed
         train, held_out = selection.split_rows(prepared.Z, fraction, seed)
         observed_train, observed_val = (
             (None, None) if prepared.observed is None else
@@ -75,7 +75,7 @@ def n_fits(spec: FitSpec, split: bool) -> int:
     (λ = ∞ and ``n_lambdas`` radii) and then its restarts: at the chosen radius after a
     validation ``split``, else at the ``selection.POLISHED_RADII`` best radii (all of them
     when the path has fewer)."""
-    n_lambdas, restarts = spec.training.n_lambdas, spec.restarts
+    n_lambdas, restarts = spec.n_lambdas, spec.restarts
     polished = min(selection.POLISHED_RADII, n_lambdas)
     per_chain = (restarts if spec.lam != "auto" else
                  1 + n_lambdas + (restarts if split else (restarts - 1) * polished))

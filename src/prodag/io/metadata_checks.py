@@ -18,7 +18,7 @@ def lambda_path(path, spec: FitSpec, lam: float, check: Checker) -> dict | None:
     from prodag.config.parameters import CRITERIA
     from prodag.inference.selection import BELOW_GRID, BELOW_GRID_ROUNDS
 
-    n_lambdas, select_by = spec.training.n_lambdas, spec.training.select_by
+    n_lambdas, select_by = spec.n_lambdas, spec.select_by
 
     check.that(isinstance(path, dict) and {"lambdas", "criterion", "scores", "lam_max"}
                <= set(path) <= {"lambdas", "criterion", "scores", "lam_max", "polished"},

@@ -255,7 +255,7 @@ def _refined(arrays: dict, spec: FitSpec, p: int, check: Checker) -> Refined | N
     """The refined draws ``refined/...`` (``FitSpec.refine_steps > 0``), checked
     against the SEM's weight shapes; None without refinement."""
     present = {name for name in arrays if name.startswith("refined/")}
-    if not (spec.refine_steps or spec.training.sampler == "smc"):
+    if not (spec.refine_steps or spec.sampler == "smc"):
         check.that(not present, "it has refined draws but refine_steps is 0")
         return None
     shapes = spec.config.model().weight_shapes(p)
