@@ -23,7 +23,7 @@ from prodag.fit.pool import PooledMixture, scored_data
 from prodag.fit.prepare import Prepared, observational_rows
 from prodag.inference import fitting, noise_variance_of, refinement, smc
 from prodag.models import variational
-from prodag.posterior import chains, mixture, negligible, populations, sortability
+from prodag.posterior import chains, mixture, populations, samples, sortability
 from prodag.streams import REFINEMENT_STREAM, SMC_STREAM
 
 
@@ -95,9 +95,7 @@ def finish(spec: FitSpec, fit_plan: FitPlan, pooled: PooledMixture, runs: list,
                                        progress)
     probabilities = pooled.edge_probabilities
     if refined is not None:  # as the fitted estimator draws them: negligible entries dropped
-        graphs = negligible.without_negligible(
-            spec.config.sem, *fitting.refiner(fit_plan.config).project_draws(
-                refined.weights_tilde, refined.lams), refined.noise, spec.config.knowledge)[1]
+        graphs = samples.stored_draws(spec.config, refined)[1]
         probabilities = np.mean(graphs != 0, axis=0)
         for edge in pooled.diagnostics.get("disagreeing_edges", []):
             edge["posterior"] = float(probabilities[prepared.columns.index(edge["source"]),

@@ -38,6 +38,17 @@ def draw_rows(n_draws: int, n: int, key: jax.Array) -> np.ndarray:
     return np.concatenate([order, extra])[:n]
 
 
+def stored_draws(config, draws, rows: np.ndarray | None = None) -> tuple[dict, np.ndarray]:
+    """The fit's own draws ``draws`` (``prodag.inference.refinement.Refined``; rows ``rows``
+    of them, all by default) as the posterior samples them: projected at their radii
+    (``config``: the fit's ``ModelConfig``), negligible entries dropped; the model weights
+    and the graphs ``(n, p, p)``, fitted units."""
+    rows = np.arange(len(draws.lams)) if rows is None else rows
+    weights, graphs = fitting.refiner(config).project_draws(
+        {name: value[rows] for name, value in draws.weights_tilde.items()}, draws.lams[rows])
+    return without_negligible(config.sem, weights, graphs, draws.noise[rows], config.knowledge)
+
+
 def draw(fitted: FittedPosterior, n: int, seed=None) -> tuple[dict, np.ndarray]:
     """``n`` posterior draws: the model weights (a dict of arrays with a leading axis ``n``,
     fitted units) and the graphs ``(n, p, p)`` (``[s, j, k]``: j → k, fitted units)."""
@@ -45,12 +56,7 @@ def draw(fitted: FittedPosterior, n: int, seed=None) -> tuple[dict, np.ndarray]:
     key = sampling_key(fitted, seed)
     config, draws = fitted.spec.config, fitted.draws
     if draws is not None:
-        rows = draw_rows(len(draws.lams), n, key)
-        weights, graphs = fitting.refiner(config).project_draws(
-            {name: value[rows] for name, value in draws.weights_tilde.items()},
-            draws.lams[rows])
-        return without_negligible(config.sem, weights, graphs, draws.noise[rows],
-                                  fitted.knowledge)
+        return stored_draws(config, draws, draw_rows(len(draws.lams), n, key))
     sampler = fitting.sampler(config)
 
     def sample(k, component_key, m):
