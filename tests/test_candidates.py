@@ -103,3 +103,15 @@ def test_a_saved_mask_with_a_self_loop_is_refused(restricted_fit, tmp_path):
     with pytest.raises(ModelFileError, match="candidate_parents_"):
         ProDAG.load(path)
 
+
+
+@pytest.mark.parametrize("training, screened, expected", [
+    ({}, False, 2), ({}, True, 4), ({"n_restarts": 3}, True, 3),
+    ({"init": "prior"}, True, 3)])
+def test_a_screened_linear_fit_takes_each_data_start_twice(training, screened, expected):
+    from prodag.config.spec import resolve
+
+    mask = ~np.eye(100, dtype=bool)
+    knowledge = Knowledge(100, candidates=candidates.from_mask(mask)) if screened else None
+    spec = resolve(ProDAG(training=TrainingOptions(**training)), knowledge, 100)
+    assert spec.restarts == expected

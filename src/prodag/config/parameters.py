@@ -64,7 +64,8 @@ class TrainingOptions:
     n_restarts : int or None
         Starts of the kept radius, mixed by their ELBO (``prodag.posterior.mixture``). ``None``: one
         per data start for the linear SEM started from the data (the top-down order and the
-        searched orders), 3 for the other linear and additive fits (their ELBOs have local
+        searched orders; on candidate parents each twice, at least 4), 3 for the other linear
+        and additive fits (their ELBOs have local
         optima, roughly one per order), 1 for the MLP.
     refine_steps : int or None
         Metropolis steps that move ``REFINED_DRAWS`` draws of the fitted mixture towards the

@@ -19,7 +19,7 @@ import numpy as np
 import optax
 
 from prodag.config import parameters
-from prodag.config.starts import n_searched_graphs, takes_two_orders
+from prodag.config.starts import SCREENED_RESTARTS, n_searched_graphs, takes_two_orders
 from prodag.inputs import preprocessing
 from prodag.inputs.knowledge import Knowledge
 from prodag.models import StructuralEquationModel, make_model
@@ -143,7 +143,8 @@ def resolve(settings, knowledge: Knowledge | None, p: int) -> FitSpec:
                    float(training.validation_fraction), training.sampler, noise_model,
                    preprocessing.learns_noise(noise_model), lam,
                    resolved_init(settings) == "data",
-                   resolved_restarts(settings, p),
+                   resolved_restarts(settings, p, knowledge is not None
+                                     and knowledge.candidates is not None),
                    resolved_refine_steps(settings, p), training.refine_steps is not None,
                    int(settings.n_chains),
                    bool(settings.bootstrap), bool(settings.standardize),
@@ -219,10 +220,11 @@ def resolved_init(settings) -> str:
     return ("prior" if settings.sem == "mlp" else "data") if init == "auto" else init
 
 
-def resolved_restarts(settings, p: int) -> int:
+def resolved_restarts(settings, p: int, screened: bool = False) -> int:
     """``training.n_restarts`` with ``None`` resolved for ``p`` variables: 1 for the MLP; for
     the linear SEM started from the data with known or equal noise variances, one fit per
-    data start (the top-down order and ``n_searched_graphs(p)`` searched ones); 3 otherwise."""
+    data start (the top-down order and ``n_searched_graphs(p)`` searched ones), and at least
+    ``SCREENED_RESTARTS`` on candidate parents (``screened``); 3 otherwise."""
     n_restarts = parameters.training_options(settings).n_restarts
     if n_restarts is not None:
         return int(n_restarts)
@@ -230,7 +232,10 @@ def resolved_restarts(settings, p: int) -> int:
         return 1
     per_variable = resolved_noise_model(settings) == "estimate"
     two_orders = takes_two_orders(settings.sem, resolved_init(settings) == "data", per_variable)
-    return 1 + n_searched_graphs(p) if two_orders else 3
+    if not two_orders:
+        return 3
+    return max(SCREENED_RESTARTS, 1 + n_searched_graphs(p)) if screened else (
+        1 + n_searched_graphs(p))
 
 
 def resolved_refine_steps(settings, p: int) -> int:

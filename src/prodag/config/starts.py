@@ -12,6 +12,13 @@ modes often lie along an order that is not the BIC-best one."""
 SEARCHED_GRAPHS_ABOVE = 1
 
 
+SCREENED_RESTARTS = 4
+"""Starts of a linear fit on candidate parents (``prodag.inputs.candidates``) that takes its
+data starts in turn: each data start twice, with other training keys. At p = 100 the ELBOs of
+the two best radii differ by less than the spread of the optimiser's runs at one of them, and
+with one fit per data start two seeds chose different radii (docs/findings.md)."""
+
+
 def n_searched_graphs(p: int) -> int:
     """How many searched orders start a linear fit of ``p`` variables."""
     return SEARCHED_GRAPHS if p <= MANY_STARTS_UP_TO else SEARCHED_GRAPHS_ABOVE
