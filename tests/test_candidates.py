@@ -115,3 +115,66 @@ def test_a_screened_linear_fit_takes_each_data_start_twice(training, screened, e
     knowledge = Knowledge(100, candidates=candidates.from_mask(mask)) if screened else None
     spec = resolve(ProDAG(training=TrainingOptions(**training)), knowledge, 100)
     assert spec.restarts == expected
+
+
+def _screened_problem(p=12, seed=0):
+    """Random weights, a sparse candidate support with two required edges, and data."""
+    rng = np.random.default_rng(seed)
+    mask = rng.random((p, p)) < 0.25
+    np.fill_diagonal(mask, False)
+    mask[0, 1] = mask[2, 3] = True
+    knowledge = Knowledge(p, required=((0, 1), (2, 3)),
+                          candidates=tuple(tuple(np.flatnonzero(mask[:, k])) for k in range(p)))
+    return knowledge, rng.normal(size=(6, p, p)), rng.normal(size=(50, p))
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.7, 4.0, np.inf])
+def test_the_l1_step_on_the_candidate_entries_alone_is_the_full_projection(lam):
+    """``project_on_entries`` against ``project``: values, and gradients in W̃ and λ."""
+    import jax
+    import jax.numpy as jnp
+
+    from prodag.projection.api import project, project_on_entries
+
+    knowledge, W_tilde, _ = _screened_problem()
+    allowed, required = knowledge.allowed_mask(), knowledge.required_mask()
+    entries = np.nonzero(allowed & ~required)
+    full = lambda w, l: project(w, l, allowed=allowed, required=required)  # noqa: E731
+    on_entries = lambda w, l: project_on_entries(w, l, entries, allowed=allowed,  # noqa: E731
+                                                 required=required)
+    cotangent = jnp.asarray(np.random.default_rng(1).normal(size=W_tilde.shape), jnp.float32)
+    W_tilde, lam = jnp.asarray(W_tilde, jnp.float32), jnp.float32(lam)
+    expected, found = full(W_tilde, lam), on_entries(W_tilde, lam)
+    np.testing.assert_allclose(found, expected, atol=1e-5)
+    assert np.array_equal(np.asarray(found) != 0, np.asarray(expected) != 0)
+    if np.isfinite(lam):
+        grads = [jax.grad(lambda w, l: jnp.sum(f(w, l) * cotangent), (0, 1))(W_tilde, lam)
+                 for f in (full, on_entries)]
+        np.testing.assert_allclose(grads[1][0], grads[0][0], atol=1e-5)
+        np.testing.assert_allclose(grads[1][1], grads[0][1], atol=1e-5)
+
+
+@pytest.mark.parametrize("per_variable", [False, True])
+def test_the_likelihood_on_candidate_parents_equals_the_dense_one(per_variable):
+    """The residuals from each column's candidate parents alone, against ``(I − W)ᵀ G (I − W)``
+    over all entries, with one Gram matrix or one per variable (interventions); and their
+    gradients."""
+    import jax
+    import jax.numpy as jnp
+
+    from prodag.models.linear import LinearSEM
+
+    with jax.enable_x64(True):
+        knowledge, W, X = _screened_problem(seed=2)
+        W = jnp.asarray(W * (knowledge.allowed_mask() | knowledge.required_mask()))
+        observed = (np.random.default_rng(3).random(X.shape) < 0.8) if per_variable else None
+        dense, screened = LinearSEM(), LinearSEM(knowledge.candidate_support())
+        data = dense.prepare_data(jnp.asarray(X), observed)
+        noise = jnp.linspace(0.5, 2.0, X.shape[1])
+        np.testing.assert_allclose(screened.residual_sum_of_squares({"W": W}, data),
+                                   dense.residual_sum_of_squares({"W": W}, data), rtol=1e-10)
+        gradients = [jax.grad(lambda w: model.log_likelihood({"W": w}, data, noise).sum())(W)
+                     for model in (dense, screened)]
+        support = knowledge.allowed_mask() | knowledge.required_mask()
+        np.testing.assert_allclose(np.where(support, gradients[1], 0.0),
+                                   np.where(support, gradients[0], 0.0), rtol=1e-9)

@@ -55,7 +55,9 @@ class ModelConfig:
 
     def model(self) -> StructuralEquationModel:
         if self.sem != "mlp":
-            return make_model(self.sem, likelihood=self.likelihood)
+            return make_model(self.sem, likelihood=self.likelihood,
+                              parents=None if self.knowledge is None else
+                              self.knowledge.candidate_support())
         return make_model(self.sem, hidden_units=self.hidden_units,
                           hidden_layers=self.hidden_layers, activation=self.activation,
                           bias=self.bias, likelihood=self.likelihood)

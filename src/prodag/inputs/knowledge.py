@@ -118,6 +118,15 @@ class Knowledge:
         """``(p, p)`` bool: edges a sample may contain (no self-loops, nothing forbidden)."""
         return ~self.forbidden_mask() & ~np.eye(self.p, dtype=bool)
 
+    def candidate_support(self) -> tuple[tuple[int, ...], ...] | None:
+        """Each variable's possible parents under the candidate screen (the allowed entries
+        of its column, required edges included), or None without a screen."""
+        if self.candidates is None:
+            return None
+        allowed = self.allowed_mask() | self.required_mask()
+        return tuple(tuple(int(j) for j in np.flatnonzero(allowed[:, k]))
+                     for k in range(self.p))
+
     def required_mask(self) -> np.ndarray:
         """``(p, p)`` bool: edges every sample contains."""
         mask = np.zeros((self.p, self.p), dtype=bool)

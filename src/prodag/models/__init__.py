@@ -19,9 +19,12 @@ __all__ = ["LIKELIHOODS", "LinearSEM", "SEM_NAMES", "StructuralEquationModel", "
 
 
 def make_model(sem: str, *, hidden_units: int = 10, hidden_layers: int = 1,
-               activation: str = "relu", bias: bool = True, likelihood: str = "gaussian") -> StructuralEquationModel:
+               activation: str = "relu", bias: bool = True, likelihood: str = "gaussian",
+               parents: tuple[tuple[int, ...], ...] | None = None) -> StructuralEquationModel:
     """The model named ``sem`` (``"linear"``, ``"mlp"`` or ``"additive"``) with Gaussian or
-    Student-t noise (``likelihood``); MLP options are ignored for the others."""
+    Student-t noise (``likelihood``); MLP options are ignored for the others. ``parents``:
+    each variable's candidate parents, which make the Gaussian linear SEM's likelihood
+    cheaper (``LinearSEM``); the other models compute theirs as before."""
     if likelihood == "student":
         from prodag.models.robust import StudentTNoise
 
@@ -31,7 +34,7 @@ def make_model(sem: str, *, hidden_units: int = 10, hidden_layers: int = 1,
     if likelihood != "gaussian":
         raise ValueError(f"likelihood={likelihood!r} is not known; use one of {LIKELIHOODS}.")
     if sem == "linear":
-        return LinearSEM()
+        return LinearSEM(parents)
     if sem == "additive":
         from prodag.models.additive import AdditiveSEM
 

@@ -6,7 +6,9 @@ is the weight matrix itself (``W̃ = ω̃``) and the projected weights are the p
 
 The log-likelihood uses sufficient statistics: with ``A = I − W`` the residuals of column ``k``
 are ``X A[:, k]`` and their squared norm is ``A[:, k]ᵀ (XᵀX) A[:, k]``, so one fit step costs
-``O(L p³)`` whatever ``n`` is, after one ``O(n p²)`` Gram matrix.
+``O(L p³)`` whatever ``n`` is, after one ``O(n p²)`` Gram matrix. On candidate parents
+(``parents``: each variable's, at most ``K``) only those weights can be nonzero, and the same
+residuals cost ``O(L p K²)``: ``G_kk − 2 wᵀ G[pa, k] + wᵀ G[pa, pa] w`` with ``w = W[pa, k]``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from prodag.distributions import ProjectedNormal
 from prodag.models import variational
@@ -25,9 +28,15 @@ from prodag.projection import Projector
 
 @dataclass(frozen=True)
 class LinearSEM:
-    """Linear SEM; stateless, so one instance serves every fit."""
+    """Linear SEM; stateless, so one instance serves every fit on the same support.
+
+    ``parents``: each variable's candidate parents (``parents[k]``: the rows of column ``k``
+    of ``W`` that may be nonzero), or None: any. It only makes the likelihood cheaper; the
+    projection is what keeps the other weights at zero.
+    """
 
     edge_weight: ClassVar[str] = "W"
+    parents: tuple[tuple[int, ...], ...] | None = None
 
     def weight_shapes(self, p: int) -> dict[str, tuple[int, ...]]:
         """One ``(p, p)`` weight matrix."""
@@ -75,10 +84,29 @@ class LinearSEM:
     def residual_sum_of_squares(self, weights: Weights, data: dict[str, Any]) -> jax.Array:
         """``‖X[:, k] − X W[:, k]‖²`` for every sample and column, shape ``(L, p)``."""
         W = weights["W"]
+        if self.parents is not None:
+            return self._rss_on_parents(W, data["gram"])
         A = jnp.eye(W.shape[-1], dtype=W.dtype) - W
         if data["gram"].ndim == 3:  # one Gram matrix per variable (interventions)
             return jnp.einsum("lik,kij,ljk->lk", A, data["gram"], A)
         return jnp.einsum("lik,ij,ljk->lk", A, data["gram"], A)
+
+    def _rss_on_parents(self, W: jax.Array, gram: jax.Array) -> jax.Array:
+        """The residual sums of squares ``(L, p)`` from each column's candidate parents only
+        (``W (L, p, p)`` zero elsewhere; ``gram (p, p)``, or ``(p, p, p)`` per variable)."""
+        parents, slot = parent_slots(self.parents)  # (p, K): padded with the variable itself
+        child = np.arange(len(self.parents))[:, None]
+        w = W[..., parents, child] * slot  # (L, p, K): w[l, k, s] = W[parents[k, s], k]
+        if gram.ndim == 3:
+            diagonal = gram[child[:, 0], child[:, 0], child[:, 0]]
+            cross = gram[child, parents, child]
+            block = gram[child[:, :, None], parents[:, :, None], parents[:, None, :]]
+        else:
+            diagonal = jnp.diagonal(gram)
+            cross = gram[parents, child]
+            block = gram[parents[:, :, None], parents[:, None, :]]
+        return (diagonal - 2 * jnp.einsum("lks,ks->lk", w, cross)
+                + jnp.einsum("lks,kst,lkt->lk", w, block, w))
 
     def log_likelihood(self, weights: Weights, data: dict[str, Any],
                        noise_variance: jax.Array) -> jax.Array:
@@ -87,3 +115,12 @@ class LinearSEM:
         (shared)."""
         return gaussian_log_likelihood(self.residual_sum_of_squares(weights, data),
                                        data["n_rows"], noise_variance)
+
+
+def parent_slots(parents: tuple[tuple[int, ...], ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Each variable's parents as a padded table ``(p, K)`` int (padding: the variable
+    itself) and which slots are real ``(p, K)`` bool, ``K`` the most parents of any."""
+    width = max(1, max(len(own) for own in parents))
+    table = np.array([list(own) + [k] * (width - len(own)) for k, own in enumerate(parents)])
+    slot = np.arange(width)[None, :] < np.array([len(own) for own in parents])[:, None]
+    return table.reshape(len(parents), width), slot

@@ -22,7 +22,7 @@ from prodag.projection.l1 import l1_ball_projection
 from prodag.projection.orders import constrained_positions, forward_mask
 from prodag.projection.path import path_support
 from prodag.projection.search import MAX_SWEEPS, REL_TOL, search_positions
-from prodag.projection.search_kernel import positions_on_host, uses_kernel
+from prodag.projection.host_search import positions_on_host, uses_kernel
 
 METHODS = ("auto", "exact", "search", "path")
 
@@ -76,8 +76,11 @@ def _check_options(method: str, options: dict) -> tuple:
 
 
 def _acyclic_support(W_tilde: jax.Array, method: str, options: tuple,
-                     required: jax.Array | None = None) -> jax.Array:
-    """Acyclic support ``(B, p, p)`` chosen by ``method`` for each sample of ``W̃ (B, p, p)``.
+                     required: jax.Array | None = None,
+                     allowed: jax.Array | None = None) -> jax.Array:
+    """Acyclic support ``(B, p, p)`` chosen by ``method`` for each sample of ``W̃ (B, p, p)``,
+    which is zero outside ``allowed (p, p)`` where that is given (the search then visits the
+    allowed entries only, with the same result).
 
     For the order-based methods it is the set of forward edges of the order (a complete DAG).
     With ``required (p, p)`` (acyclic), every order keeps those edges forward: their squared
@@ -102,8 +105,9 @@ def _acyclic_support(W_tilde: jax.Array, method: str, options: tuple,
     if method == "exact":
         positions = jax.vmap(exact_positions)(squared)
     elif uses_kernel(kwargs.get("n_kicks", 0)):
+        support = allowed if allowed is None or required is None else allowed | required
         positions = positions_on_host(squared, kwargs.get("max_sweeps", MAX_SWEEPS),
-                                      kwargs.get("rel_tol", REL_TOL))
+                                      kwargs.get("rel_tol", REL_TOL), support)
     else:
         positions = jax.vmap(lambda a: search_positions(a, **kwargs))(squared)
     if required is not None:
@@ -134,7 +138,7 @@ def _acyclic(W_tilde: jax.Array, method: str, options: tuple, allowed: jax.Array
     flat = W_tilde.reshape((-1, p, p))
     if allowed is not None:
         flat = jnp.where(allowed, flat, 0.0)
-    mask = _acyclic_support(jax.lax.stop_gradient(flat), method, options, required)
+    mask = _acyclic_support(jax.lax.stop_gradient(flat), method, options, required, allowed)
     return jnp.where(mask, flat, 0.0).reshape(W_tilde.shape)
 
 
@@ -182,6 +186,24 @@ def project(W_tilde, lam=jnp.inf, method: str = "auto", *, allowed=None, require
                     allowed, required)
 
 
+def project_on_entries(W_tilde, lam, entries: tuple[np.ndarray, np.ndarray],
+                       method: str = "auto", *, allowed, required=None, **options) -> jax.Array:
+    """``project`` where ``allowed`` is sparse: the same projection, with the ℓ1 step over
+    the ``E`` free entries ``entries = (rows (E,), cols (E,))`` (the allowed ones that are not
+    required) instead of all ``p²``. Equal to ``project`` up to rounding."""
+    W_tilde = _check_input(W_tilde)
+    method = _resolve_method(method, W_tilde.shape[-1])
+    if not isinstance(lam, jax.core.Tracer) and not np.all(np.asarray(lam) >= 0):
+        raise ValueError(f"lam must be nonnegative (inf for no ℓ1 constraint); got {lam!r}.")
+    allowed, required = _check_masks(allowed, required, W_tilde.shape[-1])
+    rows, cols = (jnp.asarray(index) for index in entries)
+    W = _acyclic(W_tilde, method, _check_options(method, options), allowed, required)
+    free = W[..., rows, cols][..., None]  # (..., E, 1): the ℓ1 step's matrices
+    shrunk = l1_ball_projection(free, jnp.asarray(lam, W.dtype))[..., 0]
+    kept = jnp.zeros_like(W) if required is None else jnp.where(required, W, 0.0)
+    return kept.at[..., rows, cols].set(shrunk)
+
+
 def _check_masks(allowed, required, p: int):
     """The knowledge masks as ``(p, p)`` bool arrays (or ``None``), checked for shape."""
     masks = []
@@ -212,12 +234,19 @@ def make_projector(method: str = "auto", prune: float = 0.0, knowledge: Knowledg
     if method not in METHODS:
         raise ValueError(f"unknown projection method {method!r}; choose one of {METHODS}.")
     prune = float(prune)
-    allowed = required = None
+    allowed = required = entries = None
     if knowledge is not None:
         allowed, required = knowledge.allowed_mask(), knowledge.required_mask()
+        if knowledge.candidates is not None:  # a sparse support: the ℓ1 step on it alone
+            entries = np.nonzero(allowed & ~required)
 
     def projector(W_tilde, lam):
-        W = project(W_tilde, lam, method=method, allowed=allowed, required=required, **options)
+        if entries is None:
+            W = project(W_tilde, lam, method=method, allowed=allowed, required=required,
+                        **options)
+        else:
+            W = project_on_entries(W_tilde, lam, entries, method=method, allowed=allowed,
+                                   required=required, **options)
         if prune <= 0:
             return W
         keep = jnp.abs(W) > prune

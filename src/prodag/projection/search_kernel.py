@@ -8,24 +8,16 @@ CPU's cores. In JAX every elementary step of the sweeps is
 a gather or scatter inside vmapped ``lax`` loops and costs tens of nanoseconds; here it is a
 plain loop over one sample's ``(p, p)`` matrix, which runs near the arithmetic's cost on a CPU.
 
-``positions_on_host`` is the entry point: a ``jax.pure_callback`` that JAX can ``jit`` and
-``vmap``. The projection uses it on the CPU backend when numba is installed; on a GPU, or
-without numba, the pure-JAX search runs instead (``uses_kernel``).
+``prodag.projection.host_search.positions_on_host`` calls it (or, on a sparse support, the
+same search over neighbour lists: ``search_kernel_sparse``) from JAX.
 """
 
 from __future__ import annotations
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
 from prodag.compiled import njit as _njit
 from prodag.compiled import numba  # None without numba: the pure-JAX search is used instead
-
-
-def uses_kernel(n_kicks: int) -> bool:
-    """Whether ``search`` runs on this kernel: numba present, a CPU backend, no kicks."""
-    return numba is not None and n_kicks == 0 and jax.default_backend() == "cpu"
 
 
 @_njit
@@ -162,21 +154,3 @@ def _search_batch(squared, max_sweeps, rel_tol):
 
 search_positions_batch = (numba.njit(cache=True, nogil=True, parallel=True)(_search_batch)
                           if numba is not None else None)
-
-
-def positions_on_host(squared: jax.Array, max_sweeps: int, rel_tol: float) -> jax.Array:
-    """``search_positions`` (no kicks) for ``squared (..., p, p)`` through the kernel: ``(..., p)``.
-
-    A ``jax.pure_callback``: it works under ``jit`` and ``vmap`` (a vmapped call passes the
-    whole batch at once), and carries no gradient (the order is a discrete choice).
-    """
-    p = squared.shape[-1]
-    squared = squared * (1 - jnp.eye(p, dtype=squared.dtype))
-    result = jax.ShapeDtypeStruct(squared.shape[:-1], jnp.int32)
-
-    def host(batch):
-        batch = np.ascontiguousarray(batch)
-        flat = batch.reshape((-1, p, p))
-        return search_positions_batch(flat, max_sweeps, rel_tol).reshape(batch.shape[:-1])
-
-    return jax.pure_callback(host, result, squared, vmap_method="broadcast_all")
