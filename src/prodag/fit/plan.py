@@ -13,7 +13,7 @@ import numpy as np
 
 from prodag.config.spec import FitSpec, ModelConfig
 from prodag.fit.prepare import Prepared
-from prodag.inference import fitting, selection
+from prodag.inference import compiled, fitting, selection
 
 
 class ChainRows(NamedTuple):
@@ -43,8 +43,8 @@ def plan_fit(spec: FitSpec, prepared: Prepared) -> FitPlan:
     """Compile the engine and compute the starts once for every chain (the order search runs
     here): on all rows, or on the training rows of a validation split and again on all."""
     config, dtype, restarts = spec.config, spec.dtype, spec.restarts
-    engine = fitting.engine(config, spec.optimiser, spec.prior_mean,
-                            spec.prior_std, spec.learns_noise)
+    engine = compiled.variational(config, spec.optimiser, spec.prior_mean,
+                                  spec.prior_std, spec.learns_noise)
     from_data = spec.from_data
     split = spec.split and prepared.Z_val is None
 

@@ -1,8 +1,9 @@
-"""The compiled engine of the batched variational fit (``prodag.inference.kernels``) and its
-host loop.
+"""The host loop of the batched variational fit: it runs the compiled kernels
+(``prodag.inference.kernels.build_kernels``, compiled and cached by
+``prodag.inference.compiled``) and compiles nothing itself.
 
-``VariationalInference`` compiles the kernels for one model, projection, prior and set of
-options, and ``fit_members`` runs a batch of members: one compiled loop advances all of them
+``VariationalInference`` holds the compiled kernels of one model, projection, prior and set
+of options, and ``fit_members`` runs a batch of members: one compiled loop advances all of them
 (``jax.vmap`` over the member axis, each member's Monte Carlo batch inside), stopped members
 leave the batch as it shrinks (``compacted_size``), and on several devices the member axis is
 split over them (``member_layout``). The host wakes up between runs of epochs to update the
@@ -17,25 +18,20 @@ do not depend on how long a run took.
 
 from __future__ import annotations
 
-import functools
 import time
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
 
 from prodag.models import variational
 from prodag.config.spec import OptimiserOptions
-from prodag.inference.kernels import (Members, Params, compacted_size, elbo_loss, init_state,
-                                      negative_elbos, noise_variance_of, pad_members,
-                                      run_epochs, running, score_key_chunks, stack)
+from prodag.inference.kernels import (Members, Params, VariationalKernels, compacted_size,
+                                      pad_members, running, stack)
 from prodag.models.base import StructuralEquationModel
 from prodag.progress import Progress
-from prodag.projection import Projector
 from prodag.streams import SCORE_STREAM
-from prodag.xla import exact_jit
 
 SECONDS_PER_CALL = 1.0
 """Target seconds between two progress updates of a fit (see the module docstring)."""
@@ -85,36 +81,25 @@ class Screen(NamedTuple):
 
 
 class VariationalInference:
-    """The compiled kernels for one model, projection, prior and set of options.
-
-    ``optimiser`` is the gradient transformation the kernels step with (default: the one
-    ``options`` describe, ``OptimiserOptions.transformation``).
+    """The host side of the batched fit of one model: ``kernels`` are its compiled
+    ``VariationalKernels`` (``prodag.inference.compiled.variational_inference`` builds one,
+    ``prodag.inference.compiled.variational`` caches one per configuration), ``options`` the
+    optimiser's options they were built with, ``N(prior_mean, prior_std²)`` their prior.
 
     The compiled functions take the data, the radii and the fixed noise variances as
     arguments, so a λ path or a refit on new data of the same shape reuses one compilation
     (one per number of members and data sets).
     """
 
-    def __init__(self, model: StructuralEquationModel, project: Projector,
+    def __init__(self, model: StructuralEquationModel, kernels: VariationalKernels,
                  options: OptimiserOptions = OptimiserOptions(), prior_mean: float = 0.0,
-                 prior_std: float = 1.0, learn_noise_variance: bool = False,
-                 optimiser: optax.GradientTransformation | None = None):
+                 prior_std: float = 1.0, learn_noise_variance: bool = False):
         self.model = model
-        self.project = project
+        self.kernels = kernels
         self.options = options
         self.prior_mean = prior_mean
         self.prior_std = prior_std
         self.learn_noise_variance = learn_noise_variance
-        self.optimizer = options.transformation() if optimiser is None else optimiser
-        self.loss = functools.partial(elbo_loss, model, project, options.n_samples,
-                                      prior_mean, prior_std)
-        self._init = exact_jit(functools.partial(init_state, self.optimizer),
-                               static_argnums=(2,))
-        self._run = exact_jit(functools.partial(run_epochs, self.loss, self.optimizer, options))
-        self._scores = exact_jit(functools.partial(negative_elbos, self.loss,
-                                                   options.member_batch))
-        self._score_keys = exact_jit(score_key_chunks, static_argnums=(1, 2))
-        self._expected_log_likelihood = exact_jit(self._expected_log_likelihood_impl)
 
     # ---- parameters and objective -------------------------------------------------------
 
@@ -130,7 +115,7 @@ class VariationalInference:
     def objective(self, params: Params, key: jax.Array, data: Any, n_rows: jax.Array,
                   lam: jax.Array, noise_variance: jax.Array) -> jax.Array:
         """The Monte Carlo negative ELBO per row (a scalar), differentiable in ``params``."""
-        return self.loss(params, key, data, n_rows, lam, noise_variance)
+        return self.kernels.loss(params, key, data, n_rows, lam, noise_variance)
 
     def members(self, lams, noise_variance: np.ndarray, data_index, n_rows,
                 dtype) -> Members:
@@ -146,13 +131,8 @@ class VariationalInference:
                                 noise_variance: np.ndarray) -> float:
         """``E_q[log p(data | ω)]`` estimated with ``n_samples`` draws (a float)."""
         dtype = _dtype(params)
-        return float(self._expected_log_likelihood(params, key, data, jnp.asarray(lam, dtype),
-                                                   jnp.asarray(noise_variance, dtype)))
-
-    def _expected_log_likelihood_impl(self, params, key, data, lam, noise_variance):
-        weights, _ = self.model.draw(params.q, key, self.options.n_samples, self.project, lam)
-        return jnp.mean(self.model.log_likelihood(weights, data,
-                                                  noise_variance_of(params, noise_variance)))
+        return float(self.kernels.expected_log_likelihood(
+            params, key, data, jnp.asarray(lam, dtype), jnp.asarray(noise_variance, dtype)))
 
     def negative_elbos(self, params: list[Params], keys: jax.Array, members: Members,
                        data: Any, n_batches: int = SCORE_CHUNK) -> np.ndarray:
@@ -180,8 +160,8 @@ class VariationalInference:
     def _member_scores(self, params, keys, members, data, n_batches) -> np.ndarray:
         stacked = stack(params)
         values = np.concatenate(
-            [np.asarray(self._scores(stacked, chunk, members, data))
-             for chunk in self._score_keys(keys, n_batches, SCORE_CHUNK)], axis=1)
+            [np.asarray(self.kernels.scores(stacked, chunk, members, data))
+             for chunk in self.kernels.score_keys(keys, n_batches, SCORE_CHUNK)], axis=1)
         return values[:, :n_batches].mean(axis=1)
 
     def negative_elbo(self, params: Params, key: jax.Array, data: Any, n_rows: int, lam: float,
@@ -224,7 +204,7 @@ class VariationalInference:
     def _fit_batch(self, starts, keys, members, data, progress, screen) -> list[FitResult]:
         opts = self.options
         n_members = len(starts)
-        state = self._init(stack(starts), keys, opts.max_epochs)
+        state = self.kernels.init(stack(starts), keys, opts.max_epochs)
         sharded = self.options.member_batch == 0 and jax.local_device_count() > 1
         if sharded:
             padded, place = member_layout(n_members)
@@ -245,7 +225,7 @@ class VariationalInference:
             if screen is not None and epoch < screen.after:  # the first screening on time
                 limit = min(limit, screen.after)
             began = time.perf_counter()
-            state = self._run(state, batch, data, jnp.asarray(limit))
+            state = self.kernels.run(state, batch, data, jnp.asarray(limit))
             still = np.asarray(running(state, opts.patience, jnp.asarray(opts.max_epochs)))
             epochs = np.asarray(state.epoch)
             if screen is not None and epochs.max() >= screen.after:
