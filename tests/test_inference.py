@@ -177,8 +177,7 @@ def test_an_epoch_moves_the_active_members_only_and_alike_in_any_batching(data, 
     member's state is untouched, bit for bit, and the others move exactly as in an epoch of
     all three; every batching (all at once, one at a time, two at a time) gives the same
     epoch within float rounding."""
-    from prodag.inference import epoch, init_state, stack
-    from prodag.xla import exact_jit
+    from prodag.inference import init_state, stack
 
     _, prepared = data
     noise = np.ones(3, np.float32)
@@ -193,9 +192,8 @@ def test_an_epoch_moves_the_active_members_only_and_alike_in_any_batching(data, 
     state = init_state(engine.kernels.optimizer, stack([start] * 3), keys, 10)
     data_sets = stack([prepared])
 
-    def run(eng, active):
-        return exact_jit(lambda s: epoch(eng.kernels.loss, eng.kernels.optimizer, eng.options, s, members,
-                                       data_sets, jnp.asarray(active)))(state)
+    def run(eng, active):  # one epoch: the compiled kernels' step
+        return eng.kernels.step(state, members, data_sets, jnp.asarray(active))
 
     partial_epoch, full_epoch = run(engine, [True, False, True]), run(reference, [True] * 3)
     for before, after, full in zip(jax.tree.leaves(state), jax.tree.leaves(partial_epoch),

@@ -32,7 +32,8 @@ def jit_variational(kernels: VariationalKernels) -> VariationalKernels:
     """``kernels`` compiled (``init``'s ``max_epochs`` and ``score_keys``' counts static; the
     loss is left as it is, for differentiating and testing)."""
     return kernels._replace(
-        init=exact_jit(kernels.init, static_argnums=(2,)), run=exact_jit(kernels.run),
+        init=exact_jit(kernels.init, static_argnums=(2,)), step=exact_jit(kernels.step),
+        run=exact_jit(kernels.run),
         scores=exact_jit(kernels.scores),
         score_keys=exact_jit(kernels.score_keys, static_argnums=(1, 2)),
         expected_log_likelihood=exact_jit(kernels.expected_log_likelihood))

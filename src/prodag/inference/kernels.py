@@ -209,12 +209,12 @@ def negative_elbos(loss, member_batch: int, params: Params, keys: jax.Array, mem
     return lax.map(lambda a: one(*a), args, batch_size=member_batch)
 
 
-def compacted_size(n_running: int, n_rows: int) -> int:
-    """Rows a batch of ``n_rows`` with ``n_running`` members still running shrinks to: the
-    smallest power of two that holds them, once that is at most half the rows (else the
+def compacted_size(n_running: int, batch_size: int) -> int:
+    """The size a batch of ``batch_size`` members with ``n_running`` still running shrinks to:
+    the smallest power of two that holds them, once that is at most half the batch (else the
     batch stays as it is)."""
     size = power_of_two(n_running)
-    return size if 2 * size <= n_rows else n_rows
+    return size if 2 * size <= batch_size else batch_size
 
 
 def pad_members(tree: Any, padding: int) -> Any:
@@ -241,14 +241,16 @@ class VariationalKernels(NamedTuple):
     """The batched fit's kernels of one model, projection, prior and set of options, bound in
     (``build_kernels``: pure functions; ``prodag.inference.compiled.jit_variational``: the
     same compiled). ``loss(params, key, data, n_rows, lam, noise)``: one member's objective;
-    ``init(params, keys, max_epochs) -> FitState`` (``max_epochs`` static); ``run(state,
-    members, data, epoch_limit) -> FitState``; ``scores(params, keys, members, data)``
+    ``init(params, keys, max_epochs) -> FitState`` (``max_epochs`` static); ``step(state,
+    members, data, active) -> FitState``: one ``epoch``; ``run(state, members, data,
+    epoch_limit) -> FitState``: epochs until none runs; ``scores(params, keys, members, data)``
     (``negative_elbos``); ``score_keys(keys, n_batches, chunk)`` (both ints static);
     ``expected_log_likelihood(params, key, data, lam, noise)``; ``optimizer``: the gradient
     transformation they step with (not a function: compiling leaves it)."""
 
     loss: Callable
     init: Callable
+    step: Callable
     run: Callable
     scores: Callable
     score_keys: Callable
@@ -264,6 +266,7 @@ def build_kernels(model: StructuralEquationModel, project: Projector, options: O
     bind = functools.partial
     loss = bind(elbo_loss, model, project, options.n_samples, prior_mean, prior_std)
     return VariationalKernels(
-        loss, bind(init_state, optimizer), bind(run_epochs, loss, optimizer, options),
+        loss, bind(init_state, optimizer), bind(epoch, loss, optimizer, options),
+        bind(run_epochs, loss, optimizer, options),
         bind(negative_elbos, loss, options.member_batch), score_key_chunks,
         bind(expected_log_likelihood, model, project, options.n_samples), optimizer)
