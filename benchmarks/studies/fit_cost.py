@@ -58,8 +58,8 @@ def timed_fit(engine, start, data, prepared, lam: float, key: int) -> tuple[floa
 def step_cost(p: int, n: int, n_samples: int, lam: float, epochs: int = 3) -> dict:
     """Seconds per step (a fit of ``epochs`` epochs, compiled by an earlier identical fit,
     less its final scoring) and the scoring's cost in steps (timed on its own)."""
-    steps = ProDAG().steps_per_epoch
     engine, start, data, prepared = prepared_fit(p, n, n_samples, epochs, lam)
+    steps = engine.options.steps_per_epoch
     timed_fit(engine, start, data, prepared, lam, 0)  # compiles the loop and the scoring
     fit, _ = timed_fit(engine, start, data, prepared, lam, 1)
     began = time.perf_counter()
