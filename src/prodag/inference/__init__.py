@@ -5,7 +5,8 @@ samplers over ``ω̃``.
 compiled loop, the scores) and ``build_kernels``, which binds them to one model; ``compiled``:
 the one place that compiles and caches every kernel; ``engine``: ``VariationalInference``, the
 host loop that runs batches of members (``fit_members``) with the compiled kernels;
-``fitting``: one model's starts and batches of members; ``selection``: the λ grid and its choice; ``initialization`` and
+``fitting``: one model's starts and batches of members; ``radius_selection``: the λ grid and
+its choice; ``parent_selection``: the order search's parent sets; ``initialization`` and
 ``order_search``: starts from the data; ``draws``: projected draws of a fit; ``refinement``
 and ``smc``: Metropolis refinement and tempered SMC towards the model's own posterior.
 

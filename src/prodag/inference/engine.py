@@ -71,11 +71,12 @@ class Screen(NamedTuple):
     after: int
     margin: float
 
-    def trailing(self, best: np.ndarray, rows: np.ndarray, still: np.ndarray,
+    def trailing(self, best: np.ndarray, member_at: np.ndarray, still: np.ndarray,
                  group_best: np.ndarray) -> np.ndarray:
-        """``(R,)`` which running rows (members ``rows (R,)``, their ``best (R,)``) trail
-        their group; ``group_best (G,)`` is updated with ``best``."""
-        group = self.groups[rows]
+        """``(S,)`` which running slots of the batch (holding the members ``member_at (S,)``,
+        their ``best (S,)``) trail their group; ``group_best (G,)`` is updated with
+        ``best``."""
+        group = self.groups[member_at]
         np.minimum.at(group_best, group, best)
         return still & (best > group_best[group] + self.margin)
 
@@ -211,9 +212,9 @@ class VariationalInference:
             state, keys, members = (place(pad_members(tree, padded - n_members))
                                     for tree in (state, keys, members))
             data = place(data)
-        rows, batch = np.arange(len(keys)), members  # the member on each row of the state
-        if screen is not None:  # padded rows (several devices) form a group of their own
-            groups = np.concatenate([screen.groups, np.full(len(rows) - n_members,
+        member_at, batch = np.arange(len(keys)), members  # the member in each slot
+        if screen is not None:  # padded slots (several devices) form a group of their own
+            groups = np.concatenate([screen.groups, np.full(len(member_at) - n_members,
                                                             np.max(screen.groups) + 1)])
             screen, group_best = screen._replace(groups=groups), np.full(groups.max() + 1,
                                                                          np.inf)
@@ -229,7 +230,7 @@ class VariationalInference:
             still = np.asarray(running(state, opts.patience, jnp.asarray(opts.max_epochs)))
             epochs = np.asarray(state.epoch)
             if screen is not None and epochs.max() >= screen.after:
-                trailing = screen.trailing(np.asarray(state.best), rows, still, group_best)
+                trailing = screen.trailing(np.asarray(state.best), member_at, still, group_best)
                 if trailing.any():  # stopped as if converged: the loop leaves them be
                     state = state._replace(wait=jnp.where(jnp.asarray(trailing),
                                                           opts.patience, state.wait))
@@ -237,21 +238,21 @@ class VariationalInference:
             chunk = epochs_per_call(time.perf_counter() - began, int(epochs.max()) - epoch,
                                     opts.epochs_per_call)
             epoch = int(epochs.max())
-            newly = [r for r in np.flatnonzero(~still) if rows[r] not in finished]
+            newly = [r for r in np.flatnonzero(~still) if member_at[r] not in finished]
             if newly:  # a stopped member's state is final: kept on the host (sliced there,
                 # so no slice of a new shape compiles)
                 params, history = jax.tree.map(np.asarray, (state.params, state.history))
                 for r in newly:
-                    finished[int(rows[r])] = (jax.tree.map(lambda x, r=r: x[r], params),
-                                              history[r, :epochs[r]])
+                    finished[int(member_at[r])] = (
+                        jax.tree.map(lambda x, r=r: x[r], params), history[r, :epochs[r]])
             if progress is not None:
-                progress.fit_done(len([r for r in newly if rows[r] < n_members]))
+                progress.fit_done(len([r for r in newly if member_at[r] < n_members]))
                 best = np.asarray(state.best)[still]
                 progress.update(epoch, float(np.min(best, initial=np.inf)))
             if not still.any():
                 break
-            size = compacted_size(int(still.sum()), len(rows))
-            if (self.options.member_batch != 1 and not sharded and size < len(rows)
+            size = compacted_size(int(still.sum()), len(member_at))
+            if (self.options.member_batch != 1 and not sharded and size < len(member_at)
                     and epoch % COMPACT_EVERY == 0):
                 # the running members (and stopped ones up to a power of two) move to a
                 # smaller batch: stopped members cost nothing more; the sizes recur, so
@@ -259,7 +260,7 @@ class VariationalInference:
                 keep = np.concatenate([np.flatnonzero(still),
                                        np.flatnonzero(~still)[:size - int(still.sum())]])
                 state, batch = jax.tree.map(lambda x: x[keep], (state, batch))
-                rows = rows[keep]
+                member_at = member_at[keep]
         params = [finished[m][0] for m in range(n_members)]
         score_keys = jax.vmap(lambda key: jax.random.fold_in(key, SCORE_STREAM))(keys)
         members = jax.tree.map(lambda x: x[:n_members], members)

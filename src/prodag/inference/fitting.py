@@ -14,7 +14,7 @@ import numpy as np
 
 from prodag.config.spec import ModelConfig
 from prodag.config.starts import takes_two_orders
-from prodag.inference import compiled, draws, selection
+from prodag.inference import compiled, draws, radius_selection
 from prodag.inference.engine import FitResult, Screen, VariationalInference
 from prodag.inference.initialization import start_means
 from prodag.inference.kernels import Params, stack
@@ -104,9 +104,10 @@ def rows(engine: VariationalInference, Z: np.ndarray, observed: np.ndarray | Non
 
 
 def member_fitter(engine: VariationalInference, rows_of_chain: Sequence[Rows],
-                  noise: np.ndarray, progress: Progress | None = None) -> selection.FitMembers:
-    """``fit_members(specs, stage, screen)``: every ``selection.MemberSpec`` fitted in one
-    batch, spec ``s`` on chain ``s.chain``'s rows ``rows_of_chain[s.chain]`` from its start
+                  noise: np.ndarray,
+                  progress: Progress | None = None) -> radius_selection.FitMembers:
+    """``fit_members(specs, stage, screen)``: every ``radius_selection.MemberSpec`` fitted in
+    one batch, spec ``s`` on chain ``s.chain``'s rows ``rows_of_chain[s.chain]`` from its start
     ``s.start`` (chains that share one ``Rows`` share its data in the batch); one
     ``FitResult`` per spec, in order. ``screen=(after, margin)``: a member trailing its
     chain's best by more than ``margin`` from epoch ``after`` on stops (``Screen``);
@@ -136,13 +137,15 @@ def member_fitter(engine: VariationalInference, rows_of_chain: Sequence[Rows],
 
 
 def fit_lambda_path(engine: VariationalInference, config: ModelConfig,
-                    fit_path: selection.FitMembers, validation_rows: Sequence[tuple], noise,
-                    keys: list, criterion: str, n_lambdas: int, n_restarts: int,
-                    refit: selection.FitMembers | None = None) -> list[selection.Selection]:
-    """``prodag.inference.selection.select_lambda`` for every chain (chain ``c`` from ``keys[c]``)
-    with ``fit_path`` (``member_fitter``) and the criterion's score: the ELBO, or the expected
-    log-likelihood of chain ``c``'s held-out rows ``validation_rows[c] = (Z_val,
-    observed_val)`` (``observed_val``: None, or where each variable's equation holds)."""
+                    fit_members: radius_selection.FitMembers, validation_rows: Sequence[tuple],
+                    noise, keys: list, criterion: str, n_lambdas: int, n_restarts: int,
+                    refit: radius_selection.FitMembers | None = None
+                    ) -> list[radius_selection.Selection]:
+    """``prodag.inference.radius_selection.select_lambda`` for every chain (chain ``c`` from
+    ``keys[c]``) with ``fit_members`` (``member_fitter``) and the criterion's score: the ELBO,
+    or the expected log-likelihood of chain ``c``'s held-out rows ``validation_rows[c] =
+    (Z_val, observed_val)`` (``observed_val``: None, or where each variable's equation
+    holds)."""
     if criterion == "validation":
         val_data = [engine.model.prepare_data(
             jnp.asarray(Z_val, jax.dtypes.canonicalize_dtype(np.float64)), observed_val)
@@ -155,10 +158,10 @@ def fit_lambda_path(engine: VariationalInference, config: ModelConfig,
 
     def lam_max_of(chain: int, result: FitResult, key: jax.Array) -> float:
         graphs = draws.sample(compiled.sampler(config), result.params, key,
-                              selection.N_DRAWS_FOR_LAM_MAX, math.inf)[1]
+                              radius_selection.N_DRAWS_FOR_LAM_MAX, math.inf)[1]
         if config.knowledge is not None:  # required weights lie outside the ℓ1 ball
             graphs = np.where(config.knowledge.required_mask(), 0.0, graphs)
-        return selection.mean_l1_norm(graphs)
+        return radius_selection.mean_l1_norm(graphs)
 
-    return selection.select_lambda(fit_path, lam_max_of, score, n_lambdas, criterion, keys,
-                                   n_restarts, refit)
+    return radius_selection.select_lambda(fit_members, lam_max_of, score, n_lambdas, criterion,
+                                          keys, n_restarts, refit)

@@ -39,16 +39,18 @@ def draw_rows(n_draws: int, n: int, key: jax.Array) -> np.ndarray:
     return np.concatenate([order, extra])[:n]
 
 
-def stored_draws(config, draws, rows: np.ndarray | None = None) -> tuple[dict, np.ndarray]:
-    """The fit's own draws ``draws`` (``prodag.inference.refinement.Refined``; rows ``rows``
-    of them, all by default) as the posterior samples them: projected at their radii
+def stored_draws(config, draws, picked: np.ndarray | None = None) -> tuple[dict, np.ndarray]:
+    """The fit's own draws ``draws`` (``prodag.inference.refinement.Refined``; those at the
+    indices ``picked``, all by default) as the posterior samples them: projected at their radii
     (``config``: the fit's ``ModelConfig``), negligible entries dropped; the model weights
     and the graphs ``(n, p, p)``, fitted units."""
-    rows = np.arange(len(draws.lams)) if rows is None else rows
+    picked = np.arange(len(draws.lams)) if picked is None else picked
     weights, graphs = refinement.project_in_batches(
         compiled.refinement_kernel(config),
-        {name: value[rows] for name, value in draws.weights_tilde.items()}, draws.lams[rows])
-    return without_negligible(config.sem, weights, graphs, draws.noise[rows], config.knowledge)
+        {name: value[picked] for name, value in draws.weights_tilde.items()},
+        draws.lams[picked])
+    return without_negligible(config.sem, weights, graphs, draws.noise[picked],
+                              config.knowledge)
 
 
 def draw(fitted: FittedPosterior, n: int, seed=None) -> tuple[dict, np.ndarray]:

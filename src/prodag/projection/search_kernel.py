@@ -19,8 +19,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag.compiled import njit as _njit
-from prodag.compiled import numba  # None without numba: the pure-JAX search is used instead
+from prodag.numba_jit import njit as _njit
+from prodag.numba_jit import numba  # None without numba: the pure-JAX search is used instead
 
 
 def uses_kernel(n_kicks: int) -> bool:
