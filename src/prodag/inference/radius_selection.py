@@ -18,15 +18,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from prodag.config.parameters import VALIDATION_FRACTION
 from prodag.inputs.validation import DataError
-
-if TYPE_CHECKING:
-    import jax
 
 POLISHED_RADII = 2
 """Radii (the best by the criterion after one start each) fitted again from every start."""
