@@ -14,7 +14,7 @@ from cli_support import fitted as fitted_cli  # noqa: F401 (fixture)
 
 from prodag import ProDAG, TrainingOptions
 from prodag.config.spec import ModelConfig
-from prodag.inference import fitting
+from prodag.inference import compiled, draws
 from prodag.inference import Params
 from prodag.models.variational import VariationalParams, inverse_softplus
 from prodag.posterior import chains
@@ -31,10 +31,10 @@ def _component(loc: np.ndarray, sigma: float = 0.05) -> Params:
 
 def _chain_edges(components):
     """Each chain's edge probabilities when chain ``c`` holds ``components[c]``."""
-    sampler = fitting.sampler(ModelConfig())
+    draw = compiled.sampler(ModelConfig())
 
     def sample(k, key, m):
-        return sampler.sample(components[k], key, m, np.inf)
+        return draws.sample(draw, components[k], key, m, np.inf)
 
     return chains.chain_probabilities(sample, np.zeros(len(components)),
                                       np.arange(len(components)), len(components), 50,
@@ -92,7 +92,7 @@ def fitted():
 
 
 def _rescored(est, X, key, components):
-    engine = fitting.engine(est.spec_.config, est.spec_.optimiser, 0.0, 1.0, True)
+    engine = compiled.variational(est.spec_.config, est.spec_.optimiser, 0.0, 1.0, True)
     Z = (X - est.mean_) / est.scale_
     data = engine.model.prepare_data(jnp.asarray(Z, jnp.float32), None)
     noise = np.full(1, 1.0)

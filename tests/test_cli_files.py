@@ -215,7 +215,7 @@ def test_an_out_folder_with_other_files_is_refused_before_the_fit(tmp_path, no_f
 
 
 def test_results_folder_replaces_a_folder_whole_or_leaves_it(tmp_path):
-    from prodag.cli.results import results_folder
+    from prodag.cli.folders import results_folder
 
     out = tmp_path / "out"
     out.mkdir()

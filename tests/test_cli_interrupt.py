@@ -1,6 +1,6 @@
 """Ctrl-C during ``prodag fit`` and ``prodag simulate``, in a real process: exit code 130 and
 one line, never a traceback or a crash, and the results folder either as it was before or
-complete (``prodag.cli.interrupts``, ``prodag.cli.results.results_folder``)."""
+complete (``prodag.cli.interrupts``, ``prodag.cli.folders.results_folder``)."""
 
 import json
 import os

@@ -12,28 +12,29 @@ import json
 from functools import partial
 import jax, jax.numpy as jnp, numpy as np
 from prodag.config.spec import OptimiserOptions
-from prodag.inference import VariationalInference, stack
+from prodag.inference import stack
+from prodag.inference.compiled import jit_refinement, variational_inference
 from prodag.models import LinearSEM
 from prodag.projection import project
 rng = np.random.default_rng(0)
 X = rng.standard_normal((60, 3))
 X[:, 1] += 0.8 * X[:, 0]
-engine = VariationalInference(LinearSEM(), partial(project, method="exact"),
-                              OptimiserOptions(n_samples=8, max_epochs=15, patience=3,
-                                               steps_per_epoch=3, member_batch=0))
+engine = variational_inference(LinearSEM(), partial(project, method="exact"),
+                               OptimiserOptions(n_samples=8, max_epochs=15, patience=3,
+                                                steps_per_epoch=3, member_batch=0))
 noise = np.ones(3, np.float32)
 start = engine.init_params(3, noise)
 members = engine.members([np.inf, 2.0, 0.5], noise, [0] * 3, [60] * 3, jnp.float32)
 data = stack([LinearSEM().prepare_data(jnp.asarray(X, jnp.float32))])
 fits = engine.fit_members([start] * 3, jax.random.split(jax.random.PRNGKey(0), 3), members, data)
-from prodag.inference.refinement import Refiner, Target
-refiner = Refiner(LinearSEM(), partial(project, method="exact"))
+from prodag.inference.refinement import Target, build_kernel, refine
+kernel = jit_refinement(build_kernel(LinearSEM(), partial(project, method="exact")))
 refined = {}
 for n in (6, 5):  # 6 split evenly; 5 padded to 6 with a copy of the last draw
     W = jnp.asarray(0.5 * rng.standard_normal((n, 3, 3)), jnp.float32)
     target = Target(LinearSEM().prepare_data(jnp.asarray(X, jnp.float32)),
                     jnp.full(n, 2.0, jnp.float32), jnp.ones((n, 1), jnp.float32), 0.0, 1.0)
-    out = refiner.refine({"W": W}, target, jax.random.PRNGKey(1), 30)
+    out = refine(kernel, {"W": W}, target, jax.random.PRNGKey(1), 30)
     refined[n] = {"W": out.weights_tilde["W"].tolist(), "lams": out.lams.tolist(),
                   "acceptance": out.acceptance.tolist()}
 print(json.dumps({"devices": jax.local_device_count(),

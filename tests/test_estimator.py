@@ -284,10 +284,10 @@ def test_x_val_without_validation_selection_warns():
 
 def _starts(est, Z):
     from prodag.config.spec import resolve
-    from prodag.inference import fitting
+    from prodag.inference import compiled, fitting
 
     spec = resolve(est, None, Z.shape[1])
-    engine = fitting.engine(spec.config, spec.optimiser, 0.0, 1.0, False)
+    engine = compiled.variational(spec.config, spec.optimiser, 0.0, 1.0, False)
     return fitting.starts(engine, Z, np.ones(Z.shape[1]), spec.dtype, spec.config,
                           spec.from_data, spec.restarts)
 

@@ -137,7 +137,7 @@ def test_unplanned_fits_add_to_the_progress_bars_total():
     """``fitting.member_fitter``: a batch the plan did not count (the radii below the λ grid)
     grows the bar's total by its fits; a planned batch leaves it."""
     from prodag.inference import fitting
-    from prodag.inference.selection import MemberSpec
+    from prodag.inference.radius_selection import MemberSpec
 
     class Engine:  # a stand-in: the batch's bookkeeping, no fitting
         def members(self, lams, *_):

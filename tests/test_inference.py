@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from prodag.config.spec import OptimiserOptions
-from prodag.inference import Params, VariationalInference
+from prodag.inference import Params
+from prodag.inference.compiled import variational_inference
 from prodag.models import variational
 from prodag.models import LinearSEM
 from prodag.projection import project
@@ -29,7 +30,7 @@ def test_elbo_gradient_through_the_projection_matches_finite_differences():
     the same for every perturbation, so the Monte Carlo objective is smooth in (loc, rho)."""
     with jax.enable_x64(True):
         p, lam = 3, 1.5
-        engine = VariationalInference(LinearSEM(), EXACT, OptimiserOptions(n_samples=4))
+        engine = variational_inference(LinearSEM(), EXACT, OptimiserOptions(n_samples=4))
         X = _data(p=p)
         data = engine.model.prepare_data(jnp.asarray(X))
         loc = jnp.array([[0.0, 1.2, 0.4], [0.05, 0.0, -0.9], [-0.1, 0.08, 0.0]])
@@ -59,9 +60,9 @@ def test_elbo_gradient_through_the_projection_matches_finite_differences():
 
 @pytest.fixture(scope="module")
 def engine():
-    return VariationalInference(LinearSEM(), EXACT,
-                                OptimiserOptions(n_samples=8, max_epochs=30, patience=3,
-                                                steps_per_epoch=5, epochs_per_call=4))
+    return variational_inference(LinearSEM(), EXACT,
+                                 OptimiserOptions(n_samples=8, max_epochs=30, patience=3,
+                                                 steps_per_epoch=5, epochs_per_call=4))
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +107,7 @@ def test_early_stopping_counts_epochs_without_improvement(data):
     _, prepared = data
     noise = np.ones(3, np.float32)
     for patience, max_epochs, expected_epochs in [(3, 30, 4), (100, 7, 7)]:
-        engine = VariationalInference(
+        engine = variational_inference(
             LinearSEM(), EXACT, OptimiserOptions(n_samples=8, max_epochs=max_epochs, lr=1e-12,
                                                 patience=patience, steps_per_epoch=2,
                                                 min_delta=10.0, epochs_per_call=3))
@@ -117,10 +118,10 @@ def test_early_stopping_counts_epochs_without_improvement(data):
 
 def test_learned_noise_variance_moves_towards_the_residual_variance(engine, data):
     X, prepared = data
-    learner = VariationalInference(LinearSEM(), EXACT,
-                                   OptimiserOptions(n_samples=8, max_epochs=40, patience=40,
-                                                   steps_per_epoch=5),
-                                   learn_noise_variance=True)
+    learner = variational_inference(LinearSEM(), EXACT,
+                                    OptimiserOptions(n_samples=8, max_epochs=40, patience=40,
+                                                    steps_per_epoch=5),
+                                    learn_noise_variance=True)
     start = learner.init_params(3, np.full(3, 4.0, np.float32))
     result = learner.fit(start, prepared, 60, np.inf, np.full(3, 4.0, np.float32),
                          jax.random.PRNGKey(0))
@@ -148,7 +149,7 @@ def test_progress_comes_after_the_first_epoch_and_the_wake_ups_change_nothing(da
     noise = np.ones(3, np.float32)
     results = []
     for most in (1, 5):
-        engine = VariationalInference(
+        engine = variational_inference(
             LinearSEM(), EXACT, OptimiserOptions(n_samples=8, max_epochs=12, patience=100,
                                                  steps_per_epoch=2, epochs_per_call=most))
         recorder = _Recorder()
@@ -176,25 +177,23 @@ def test_an_epoch_moves_the_active_members_only_and_alike_in_any_batching(data, 
     member's state is untouched, bit for bit, and the others move exactly as in an epoch of
     all three; every batching (all at once, one at a time, two at a time) gives the same
     epoch within float rounding."""
-    from prodag.inference import epoch, init_state, stack
-    from prodag.xla import exact_jit
+    from prodag.inference import init_state, stack
 
     _, prepared = data
     noise = np.ones(3, np.float32)
-    reference = VariationalInference(LinearSEM(), EXACT,
-                                     OptimiserOptions(n_samples=8, steps_per_epoch=3))
-    engine = VariationalInference(
+    reference = variational_inference(LinearSEM(), EXACT,
+                                      OptimiserOptions(n_samples=8, steps_per_epoch=3))
+    engine = variational_inference(
         LinearSEM(), EXACT, OptimiserOptions(n_samples=8, steps_per_epoch=3,
                                              member_batch=member_batch))
     start = engine.init_params(3, noise)
     members = engine.members([np.inf, 2.0, 0.5], noise, [0, 0, 0], [60, 60, 60], jnp.float32)
     keys = jax.random.split(jax.random.PRNGKey(5), 3)
-    state = init_state(engine.optimizer, stack([start] * 3), keys, 10)
+    state = init_state(engine.kernels.optimizer, stack([start] * 3), keys, 10)
     data_sets = stack([prepared])
 
-    def run(eng, active):
-        return exact_jit(lambda s: epoch(eng.loss, eng.optimizer, eng.options, s, members,
-                                       data_sets, jnp.asarray(active)))(state)
+    def run(eng, active):  # one epoch: the compiled kernels' step
+        return eng.kernels.step(state, members, data_sets, jnp.asarray(active))
 
     partial_epoch, full_epoch = run(engine, [True, False, True]), run(reference, [True] * 3)
     for before, after, full in zip(jax.tree.leaves(state), jax.tree.leaves(partial_epoch),
@@ -216,7 +215,7 @@ def test_members_stop_on_their_own_and_each_result_is_its_own(data):
     member's own history and a score for each."""
     _, prepared = data
     noise = np.ones(3, np.float32)
-    engine = VariationalInference(
+    engine = variational_inference(
         LinearSEM(), EXACT, OptimiserOptions(n_samples=8, max_epochs=30, lr=1e-12, patience=3,
                                              steps_per_epoch=2, min_delta=10.0,
                                              member_batch=1))
@@ -234,17 +233,17 @@ def test_members_stop_on_their_own_and_each_result_is_its_own(data):
 def batch_engine():
     """The engine of the batched-member tests below that let the host look as often as the
     options allow (shared so that its programs, one per batch size, compile once)."""
-    return VariationalInference(LinearSEM(), EXACT,
-                                OptimiserOptions(n_samples=8, max_epochs=40, patience=2,
-                                                 steps_per_epoch=3))
+    return variational_inference(LinearSEM(), EXACT,
+                                 OptimiserOptions(n_samples=8, max_epochs=40, patience=2,
+                                                  steps_per_epoch=3))
 
 
 @pytest.fixture(scope="module")
 def batch_engine_each_epoch():
     """``batch_engine``'s settings with the host looking after every epoch."""
-    return VariationalInference(LinearSEM(), EXACT,
-                                OptimiserOptions(n_samples=8, max_epochs=40, patience=2,
-                                                 steps_per_epoch=3, epochs_per_call=1))
+    return variational_inference(LinearSEM(), EXACT,
+                                 OptimiserOptions(n_samples=8, max_epochs=40, patience=2,
+                                                  steps_per_epoch=3, epochs_per_call=1))
 
 
 def test_stopped_members_leave_the_batch_and_each_fit_stays_its_own(data, batch_engine):
@@ -258,7 +257,7 @@ def test_stopped_members_leave_the_batch_and_each_fit_stays_its_own(data, batch_
     noise = np.ones(3, np.float32)
     results = []
     for member_batch in (0, 1):
-        engine = batch_engine if member_batch == 0 else VariationalInference(
+        engine = batch_engine if member_batch == 0 else variational_inference(
             LinearSEM(), EXACT, OptimiserOptions(n_samples=8, max_epochs=40, patience=2,
                                                  steps_per_epoch=3, member_batch=member_batch))
         start = engine.init_params(3, noise)

@@ -1,4 +1,4 @@
-"""Jumps between fitted components in the refinement (``refinement.jump``, ``Frames``).
+"""Jumps between fitted components in the refinement (``moves.jump``, ``Frames``).
 
 Oracles: a jump there and back is the identity with Jacobians that cancel (so the move is a
 valid Metropolis-Hastings proposal), and on two Markov-equivalent orientations whose
@@ -17,7 +17,7 @@ from prodag.projection import make_projector
 
 
 def _frames(loc, scale, groups):
-    return refinement.frames_of(np.asarray(loc, np.float32),
+    return moves.frames_of(np.asarray(loc, np.float32),
                                 np.log(np.asarray(scale, np.float32)), np.asarray(groups))
 
 
@@ -28,16 +28,16 @@ def test_a_jump_there_and_back_is_the_identity_and_its_jacobians_cancel():
     x = {"W": jnp.asarray(rng.normal(size=(6, 3, 3)), jnp.float32)}
     component = jnp.array([0, 0, 1, 1, 2, 2])
     key = jax.random.PRNGKey(0)
-    moved, there, log_j = refinement.jump(key, x, component, frames)
+    moved, there, log_j = moves.jump(key, x, component, frames)
     np.testing.assert_array_equal(there, [1, 1, 0, 0, 2, 2])
-    back, again, log_j_back = refinement.jump(key, moved, there, frames)
+    back, again, log_j_back = moves.jump(key, moved, there, frames)
     np.testing.assert_array_equal(again, component)
     np.testing.assert_allclose(back["W"], x["W"], atol=1e-5)
     np.testing.assert_allclose(log_j + log_j_back, 0.0, atol=1e-4)
     expected = np.log(scale[1] / scale[0]).sum()
     np.testing.assert_allclose(log_j[:2], expected, rtol=1e-4)
     np.testing.assert_array_equal(moved["W"][4:], x["W"][4:])  # no partner: no move
-    assert refinement.frames_of(loc, np.log(scale), np.array([1, 2, 3])) is None
+    assert moves.frames_of(loc, np.log(scale), np.array([1, 2, 3])) is None
 
 
 def _orientation_share(with_frames: bool, monkeypatch) -> float:
@@ -64,7 +64,7 @@ def _orientation_share(with_frames: bool, monkeypatch) -> float:
                             target, jnp.ones(n), jnp.zeros(n, jnp.int32))
     run = jax.jit(lambda s, keys: refinement.run_steps(model, project, "estimate", target, s,
                                                        keys))
-    state = run(state, jax.random.split(jax.random.PRNGKey(1), 400))
+    state, _ = run(state, jax.random.split(jax.random.PRNGKey(1), 400))
     W = np.asarray(project(state.weights_tilde["W"], jnp.full(n, 2.0)))
     assert np.all((W[:, 0, 1] != 0) | (W[:, 1, 0] != 0))  # the edge stays, either way
     if with_frames:

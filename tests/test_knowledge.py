@@ -124,9 +124,9 @@ def test_a_fit_at_a_fixed_radius_with_required_edges_warns_before_fitting(monkey
 
 
 def test_contradictory_knowledge_fails_before_any_fitting(monkeypatch):
-    from prodag.inference import fitting
+    from prodag.inference import compiled
 
-    monkeypatch.setattr(fitting, "engine", lambda *a, **k: pytest.fail("fitting started"))
+    monkeypatch.setattr(compiled, "variational", lambda *a, **k: pytest.fail("fitting started"))
     X = pd.DataFrame(np.random.default_rng(0).standard_normal((30, 5)), columns=NAMES)
     with pytest.raises(KnowledgeError, match="cycle"):
         ProDAG(required=[("a", "b"), ("b", "a")], progress=False).fit(X)

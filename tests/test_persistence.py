@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from prodag import ProDAG, TrainingOptions
-from prodag.io.persistence import ModelFileError
+from prodag.io.model_file import ModelFileError
 
 NAMES = ["a", "b", "c"]
 

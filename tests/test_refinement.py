@@ -15,7 +15,7 @@ from oracles import chain_data, three_node_oracle
 from prodag import ProDAG, TrainingOptions
 from prodag.graph import is_dag
 from prodag.config import spec
-from prodag.inference import fitting, moves, refinement
+from prodag.inference import compiled, moves, refinement
 from prodag.inputs.knowledge import Knowledge
 from prodag.io.model_file import ModelFileError
 from prodag.models import make_model
@@ -109,16 +109,16 @@ def test_refinement_runs_through_any_sem_and_keeps_forbidden_edges_out():
 def test_the_reversal_move_is_an_involution_and_site_moves_touch_one_entry():
     key = jax.random.PRNGKey(3)
     weights = {"W": jax.random.normal(key, (50, 4, 4)), "b": jnp.ones((50, 2))}
-    moved, kind = refinement.propose(key, weights, "W", 1.0)
+    moved, kind = moves.propose(key, weights, "W", 1.0)
     while refinement.MOVES[int(kind)] != "reverse":
         key = jax.random.fold_in(key, 1)
-        moved, kind = refinement.propose(key, weights, "W", 1.0)
-    back, _ = refinement.propose(key, moved, "W", 1.0)
+        moved, kind = moves.propose(key, weights, "W", 1.0)
+    back, _ = moves.propose(key, moved, "W", 1.0)
     assert np.array_equal(back["W"], weights["W"]) and not np.array_equal(moved["W"],
                                                                          weights["W"])
     while refinement.MOVES[int(kind)] != "site":
         key = jax.random.fold_in(key, 2)
-        moved, kind = refinement.propose(key, weights, "W", 1.0)
+        moved, kind = moves.propose(key, weights, "W", 1.0)
     changed = sum(np.sum(np.asarray(moved[k]) != np.asarray(weights[k]), axis=tuple(
         range(1, weights[k].ndim))) for k in weights)
     assert np.all(changed <= 1) and changed.sum() > 40
@@ -130,7 +130,7 @@ def test_with_knowledge_the_moves_change_only_the_allowed_weights():
     allowed = ~np.eye(4, dtype=bool)
     allowed[0, 1] = allowed[1, 0] = allowed[2, 3] = False  # 3 → 2 stays allowed
     movable = moves.movable(weights, "W", allowed)
-    propose = jax.jit(lambda k: refinement.propose(k, weights, "W", 1.0, movable))
+    propose = jax.jit(lambda k: moves.propose(k, weights, "W", 1.0, movable))
     seen = set()
     for step in range(40):
         moved, kind = propose(jax.random.fold_in(key, step))
@@ -156,13 +156,14 @@ def test_refinement_with_forbidden_edges_reaches_the_exact_posterior():
     allowed[2, 0] = False
     knowledge = Knowledge(3, forbidden=((2, 0),))
     model, n = make_model("linear"), 1000
-    refiner = refinement.Refiner(model, make_projector("exact", knowledge=knowledge), None,
-                                 knowledge.allowed_mask())
+    kernel = compiled.jit_refinement(refinement.build_kernel(
+        model, make_projector("exact", knowledge=knowledge), None, knowledge.allowed_mask()))
     target = refinement.Target(model.prepare_data(jnp.asarray(X - X.mean(axis=0))),
                                jnp.full(n, 1.0), jnp.ones((n, 1)), 0.0, 1.0)
     start = {"W": jax.random.normal(jax.random.PRNGKey(1), (n, 3, 3))}
-    refined = refiner.refine(start, target, jax.random.PRNGKey(2), 1500)
-    graphs = np.asarray(refiner.project_draws(refined.weights_tilde, refined.lams)[1])
+    refined = refinement.refine(kernel, start, target, jax.random.PRNGKey(2), 1500)
+    graphs = np.asarray(refinement.project_in_batches(kernel, refined.weights_tilde,
+                                                      refined.lams)[1])
     probabilities = np.mean(graphs != 0, axis=0)
     oracle, oracle_error = three_node_oracle(X, 1.0, allowed=allowed)
     draws_error = np.sqrt(probabilities * (1 - probabilities) / n)
@@ -233,11 +234,11 @@ def test_with_a_variance_per_variable_refinement_splits_markov_equivalent_orient
     assert P[0, 1] + P[1, 0] > 0.95  # the edge is certain, its direction is not
     assert abs(P[0, 1] - P[1, 0]) < 0.15, P  # 1000 draws: its sd is about 0.03
     monkeypatch.setattr(refinement, "COLLAPSIBLE", ())  # the fitted variances held fixed
-    fitting.refiner.cache_clear()
+    compiled.refinement_kernel.cache_clear()
     try:
         P_fixed = ProDAG(**options).fit(X).edge_probabilities(1000)
     finally:
-        fitting.refiner.cache_clear()
+        compiled.refinement_kernel.cache_clear()
     assert abs(P_fixed[0, 1] - P_fixed[1, 0]) > 0.3, (P, P_fixed)
 
 

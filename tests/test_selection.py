@@ -1,5 +1,5 @@
-"""The λ path of prodag.inference.selection with stand-in fits: which starts run where, and which
-radius is kept."""
+"""The λ path of prodag.inference.radius_selection with stand-in fits: which starts run where,
+and which radius is kept."""
 
 import math
 
@@ -7,7 +7,7 @@ import jax
 import numpy as np
 import pytest
 
-from prodag.inference import selection
+from prodag.inference import radius_selection
 
 
 class Fit:
@@ -22,7 +22,7 @@ def _path(objective_of, n_restarts, n_lambdas=5, refit=None, n_chains=1):
     calls, batches = [], []
     _path.screens = []  # each batch's screen argument
 
-    def fit_path(specs, stage, screen=None, unplanned=False):
+    def fit_members(specs, stage, screen=None, unplanned=False):
         batches.append(specs)
         _path.screens.append(screen)
         for spec in specs:
@@ -36,8 +36,8 @@ def _path(objective_of, n_restarts, n_lambdas=5, refit=None, n_chains=1):
                 for spec in specs]
 
     keys = [jax.random.PRNGKey(c) for c in range(n_chains)]
-    chosen = selection.select_lambda(
-        fit_path, lambda chain, result, key: 10.0,
+    chosen = radius_selection.select_lambda(
+        fit_members, lambda chain, result, key: 10.0,
         lambda chain, result, lam, key: -result.objective,
         n_lambdas, "elbo", keys, n_restarts, refit)
     assert len(chosen) == n_chains
@@ -65,7 +65,7 @@ def test_the_path_fits_one_start_per_radius_and_every_start_at_the_two_best():
 
 def test_only_the_radii_compared_by_their_elbo_are_screened():
     _path(lambda lam, restart: abs(lam - 6.0), n_restarts=2)
-    screen = (selection.SCREEN_AFTER_EPOCHS, selection.SCREEN_MARGIN)
+    screen = (radius_selection.SCREEN_AFTER_EPOCHS, radius_selection.SCREEN_MARGIN)
     assert _path.screens == [None, screen, None]  # λ = ∞, the radii, the polished starts
     _path(lambda lam, restart: lam, n_restarts=2, refit=lambda specs, stage: [
         Fit(spec.lam, [spec.start], 0.0) for spec in specs])
@@ -90,8 +90,8 @@ def test_radii_below_the_grid_are_tried_while_its_smallest_scores_best():
     assert chosen.path["polished"] == [[0.5, pytest.approx(-0.1)], [0.25, pytest.approx(-0.35)]]
     # always improving: at most BELOW_GRID_ROUNDS rounds
     chosen, _, batches = _path(lambda lam, restart: lam + restart, n_restarts=1)
-    assert len(chosen.path["lambdas"]) == 5 + selection.BELOW_GRID_ROUNDS * len(
-        selection.BELOW_GRID) and chosen.lam == 0.125
+    assert len(chosen.path["lambdas"]) == 5 + radius_selection.BELOW_GRID_ROUNDS * len(
+        radius_selection.BELOW_GRID) and chosen.lam == 0.125
     # one radius only: nothing to compare, nothing below
     chosen, _, _ = _path(lambda lam, restart: lam, n_restarts=1, n_lambdas=1)
     assert chosen.path["lambdas"] == [10.0]
@@ -131,4 +131,4 @@ def test_every_stage_of_every_chain_is_one_batch():
 @pytest.mark.parametrize("lam_max, n, expected", [(10.0, 5, [10, 8, 6, 4, 2]),
                                                   (3.0, 1, [3.0])])
 def test_the_grid_runs_from_lam_max_down(lam_max, n, expected):
-    np.testing.assert_allclose(selection.lambda_grid(lam_max, n), expected)
+    np.testing.assert_allclose(radius_selection.lambda_grid(lam_max, n), expected)

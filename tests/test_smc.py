@@ -21,7 +21,7 @@ from oracles import chain_data, three_node_oracle
 from prodag import ProDAG, TrainingOptions
 from prodag.fit import tempering
 from prodag.graph import is_dag
-from prodag.inference import refinement, smc
+from prodag.inference import compiled, refinement, smc
 from prodag.inference import Params
 from prodag.models import make_model
 from prodag.models.variational import VariationalParams, inverse_softplus
@@ -49,7 +49,7 @@ def _run(noise_variance, n_particles=500, seed=0):
     proposal = smc.proposal_of([(1.0, _wrong_mode(start))], DTYPE)
     target = refinement.Target(model.prepare_data(jnp.asarray(X - X.mean(axis=0), DTYPE)),
                                None, jnp.ones((1, 3), DTYPE), 0.0, 1.0)
-    kernel = smc.build_kernel(model, project)
+    kernel = compiled.jit_smc(smc.build_kernel(model, project))
     state, infos = smc.run(kernel, jax.random.PRNGKey(seed), proposal, target, 2, n_particles)
     graphs = np.asarray(refinement.project_draws(model, project, {"W": state.position["W"]},
                                                  state.lams)[1])

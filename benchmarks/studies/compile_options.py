@@ -32,7 +32,8 @@ import numpy as np
 
 from prodag import simulate
 from prodag.config.spec import ModelConfig, OptimiserOptions
-from prodag.inference import fitting, stack
+from prodag.inference import stack
+from prodag.inference.compiled import variational_inference
 from prodag.inference.kernels import negative_elbos, run_epochs
 
 from .. import RESULTS_DIR
@@ -61,18 +62,19 @@ def programs(case: str, compiler_options: dict):
     Z = (X - X.mean(0)) / X.std(0)
     config = ModelConfig.create(sem, 10, 1, "sigmoid", True, "auto", 0.1)
     options = OptimiserOptions(n_samples=100, patience=10 ** 6)
-    engine = fitting.VariationalInference(config.model(), config.projector(), options)
+    engine = variational_inference(config.model(), config.projector(), options)
     noise = np.ones(p)
     start = engine.init_params(p, noise, jnp.float32)
     data = stack([engine.model.prepare_data(jnp.asarray(Z, jnp.float32))])
     members = engine.members(np.linspace(1.0, 2.0 * p, n_members), noise, [0] * n_members,
                              [len(Z)] * n_members, jnp.float32)
     keys = jax.random.split(jax.random.PRNGKey(0), n_members)
-    state = engine._init(stack([start] * n_members), keys, options.max_epochs)
+    state = engine.kernels.init(stack([start] * n_members), keys, options.max_epochs)
     compiler_options = compiler_options or None
-    loop = jax.jit(functools.partial(run_epochs, engine.loss, engine.optimizer, options),
+    loop = jax.jit(functools.partial(run_epochs, engine.kernels.loss, engine.kernels.optimizer,
+                                     options),
                    compiler_options=compiler_options)
-    scores = jax.jit(functools.partial(negative_elbos, engine.loss, 0),
+    scores = jax.jit(functools.partial(negative_elbos, engine.kernels.loss, 0),
                      compiler_options=compiler_options)
     score_keys = jax.vmap(lambda key: jax.random.split(key, 10))(keys)
     return loop, (state, members, data), scores, (state.params, score_keys, members, data)

@@ -110,7 +110,8 @@ def member_rows(rows: list, counts, deadline, p=20, epochs=20) -> list[dict]:
     on a GPU all at once."""
     from prodag import simulate
     from prodag.config.spec import ModelConfig, OptimiserOptions
-    from prodag.inference import fitting, stack
+    from prodag.inference import stack
+    from prodag.inference.compiled import variational_inference
 
     data = simulate.dataset(p, 2 * p, 100, seed=0).X
     Z = (data - data.mean(0)) / data.std(0)
@@ -119,7 +120,7 @@ def member_rows(rows: list, counts, deadline, p=20, epochs=20) -> list[dict]:
     for batch in ([1, 0] if backend == "cpu" else [0]):
         options = OptimiserOptions(max_epochs=epochs, patience=10 ** 6, lr=0.03,
                                    member_batch=batch)
-        engine = fitting.VariationalInference(config.model(), config.projector(), options)
+        engine = variational_inference(config.model(), config.projector(), options)
         start = engine.init_params(p, np.ones(1), jnp.float32)
         prepared = stack([engine.model.prepare_data(jnp.asarray(Z, jnp.float32))])
         one = None

@@ -24,7 +24,8 @@ import numpy as np
 
 from prodag import ProDAG
 from prodag.config.spec import resolve
-from prodag.inference import fitting
+from prodag.fit import prepare
+from prodag.inference import compiled, fitting
 from prodag.simulate import dataset
 
 from .. import RESULTS_DIR
@@ -35,12 +36,12 @@ DEFAULT_P = [25, 50, 100, 200]
 def prepared_fit(p: int, n: int, n_samples: int, max_epochs: int, lam: float, seed: int = 0):
     """The engine, the first data start and the data of a linear fit on simulated data."""
     X = dataset(p, 2 * p, n, seed=seed).X
-    estimator = ProDAG(n_samples=n_samples, max_epochs=max_epochs, lam=lam, progress=False,
-                       seed=seed)
-    prepared = prepare.preprocess(estimator, X, None, None, None)
-    spec = resolve(estimator, None, p)
+    settings = ProDAG(n_samples=n_samples, max_epochs=max_epochs, lam=lam, progress=False,
+                      seed=seed)  # the parameters, read as ``ProDAG.fit`` reads them
+    prepared = prepare.preprocess(settings, X, None, None, None)
+    spec = resolve(settings, None, p)
     config, dtype = spec.config, spec.dtype
-    engine = fitting.engine(config, spec.optimiser, 0.0, 1.0, False)
+    engine = compiled.variational(config, spec.optimiser, 0.0, 1.0, False)
     start = fitting.starts(engine, prepared.Z, prepared.noise, dtype, config, True, 1)[0]
     data = engine.model.prepare_data(jax.numpy.asarray(prepared.Z, dtype), None)
     return engine, start, data, prepared
@@ -57,8 +58,8 @@ def timed_fit(engine, start, data, prepared, lam: float, key: int) -> tuple[floa
 def step_cost(p: int, n: int, n_samples: int, lam: float, epochs: int = 3) -> dict:
     """Seconds per step (a fit of ``epochs`` epochs, compiled by an earlier identical fit,
     less its final scoring) and the scoring's cost in steps (timed on its own)."""
-    steps = ProDAG().steps_per_epoch
     engine, start, data, prepared = prepared_fit(p, n, n_samples, epochs, lam)
+    steps = engine.options.steps_per_epoch
     timed_fit(engine, start, data, prepared, lam, 0)  # compiles the loop and the scoring
     fit, _ = timed_fit(engine, start, data, prepared, lam, 1)
     began = time.perf_counter()

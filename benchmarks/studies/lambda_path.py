@@ -2,8 +2,8 @@
 cheaper strategies read off the same fits.
 
 For every dataset it fits the λ = ∞ fit and every radius of the default grid from every start
-(the keys ``prodag.inference.selection.select_lambda`` uses), scores each fit against the truth, and
-then replays strategies on these fits:
+(the keys ``prodag.inference.radius_selection.select_lambda`` uses), scores each fit against
+the truth, and then replays strategies on these fits:
 
 * ``all``: every start at every radius (33 fits with 3 starts and 10 radii);
 * ``one``: the first start only (11 fits);
@@ -42,14 +42,14 @@ def path_fits(p: int, s: int, n: int, seed: int) -> dict:
 
     from prodag import ProDAG, TrainingOptions, metrics, simulate
     from prodag.config.spec import resolve
-    from prodag.inference import fitting, selection
+    from prodag.inference import compiled, draws, fitting, radius_selection
 
     data = simulate.dataset(p, s, n, seed=seed)
     spec = resolve(ProDAG(seed=seed, progress=False), None, p)
     Z = data.X - data.X.mean(axis=0)
     noise = np.ones(p)
     config = spec.config
-    engine = fitting.engine(config, spec.optimiser, 0.0, 1.0, False)
+    engine = compiled.variational(config, spec.optimiser, 0.0, 1.0, False)
     starts = fitting.starts(engine, Z, noise, spec.dtype, config, True, spec.restarts)
     prepared = engine.model.prepare_data(jax.numpy.asarray(Z, spec.dtype))
     fit_key, _, sample_key, _ = jax.random.split(jax.random.PRNGKey(seed), 4)
@@ -59,17 +59,18 @@ def path_fits(p: int, s: int, n: int, seed: int) -> dict:
         result = engine.fit(starts[restart], prepared, n, lam, noise,
                             jax.random.fold_in(key, restart))
         seconds = time.perf_counter() - start
-        graphs = fitting.sampler(config).sample(result.params, jax.random.PRNGKey(7), 1000,
-                                                lam)[1]
+        graphs = draws.sample(compiled.sampler(config), result.params, jax.random.PRNGKey(7),
+                              1000, lam)[1]
         scores = metrics.evaluate(data.adjacency, np.asarray(graphs))
         return result, {"objective": float(result.objective), "epochs": len(result.history),
                         "seconds": seconds, **{k: float(scores[k]) for k in METRICS}}
 
     unbounded = [one(math.inf, fit_key, r) for r in range(len(starts))]
     best = min(unbounded, key=lambda fit: fit[1]["objective"])[0]
-    graphs = fitting.sampler(config).sample(best.params, sample_key,
-                                            selection.N_DRAWS_FOR_LAM_MAX, math.inf)[1]
-    grid = selection.lambda_grid(selection.mean_l1_norm(graphs), TrainingOptions().n_lambdas)
+    graphs = draws.sample(compiled.sampler(config), best.params, sample_key,
+                          radius_selection.N_DRAWS_FOR_LAM_MAX, math.inf)[1]
+    grid = radius_selection.lambda_grid(radius_selection.mean_l1_norm(graphs),
+                                        TrainingOptions().n_lambdas)
     fits = [[one(float(lam), jax.random.fold_in(fit_key, i + 1), r)[1]
              for r in range(len(starts))] for i, lam in enumerate(grid)]
     return {"seed": seed, "lambdas": grid.tolist(),

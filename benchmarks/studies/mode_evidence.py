@@ -71,8 +71,7 @@ def smc_within_components(estimator, data, noise, key, particles, steps, n_compo
     import jax
     import jax.numpy as jnp
 
-    from prodag.fit import tempering
-    from prodag.inference import refinement, smc
+    from prodag.inference import compiled, refinement, smc
 
     spec = estimator.spec_
     prior = (spec.prior_mean, float(spec.prior_std))
@@ -81,7 +80,7 @@ def smc_within_components(estimator, data, noise, key, particles, steps, n_compo
         for k in range(n_components)]
     proposals = jax.tree.map(lambda *leaves: jnp.stack(leaves), *proposals)
     target = refinement.Target(data, None, jnp.asarray(noise[None], jnp.float32), *prior)
-    kernel = tempering.kernel_for(spec.config, steps, smc.ESS_FRACTION, temperatures)
+    kernel = compiled.smc_kernel(spec.config, steps, smc.ESS_FRACTION, temperatures)
     init = jax.jit(jax.vmap(lambda k, q: kernel.init(k, q, target, 1, particles)))
     step = jax.jit(jax.vmap(lambda k, s, q: kernel.step(k, s, q, target)))
     state, steps_run = init(jax.random.split(key, n_components), proposals), 0

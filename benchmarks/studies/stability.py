@@ -57,12 +57,13 @@ def posteriors(estimator) -> dict[str, np.ndarray]:
     """``{"mixture", "best fit"}``: 1000 samples of the mixture and of its first component."""
     import jax
 
-    from prodag.inference import fitting
+    from prodag.inference import compiled, draws
     from prodag.streams import SAMPLE_STREAM
 
     key = jax.random.fold_in(jax.random.PRNGKey(estimator.seed_), SAMPLE_STREAM)
     params = jax.tree.map(jax.numpy.asarray, estimator.params_)
-    best = fitting.sampler(estimator.spec_.config).sample(params, key, N_DRAWS, estimator.lam_)[1]
+    best = draws.sample(compiled.sampler(estimator.spec_.config), params, key, N_DRAWS,
+                        estimator.lam_)[1]
     return {"mixture": estimator.sample(N_DRAWS), "best fit": best}
 
 

@@ -4,8 +4,8 @@ Data: all n = 7466 cells, p = 11 proteins, natural log of the raw intensities (t
 orders of magnitude), then standardised by the estimator (``standardize=True``).
 
 A *split* ``s`` (s = 0..9) shuffles the rows with ``numpy.random.default_rng(s)`` and holds out
-⌊0.1·n⌉ = 747 of them as the validation set (``prodag.inference.selection.validation_size``); every
-method fits the other 6719 rows.
+⌊0.1·n⌉ = 747 of them as the validation set
+(``prodag.inference.radius_selection.validation_size``); every method fits the other 6719 rows.
 
 * **ProDAG** (prodag's defaults): λ, the ℓ1 radius, is chosen from a grid of 10 values in
   (0, λ_max] by the ELBO of the 6719 fitted rows (``select_by="elbo"``); small weights are
@@ -54,7 +54,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from prodag.inference.selection import validation_size
+from prodag.inference.radius_selection import validation_size
 
 from .checkpoint import Checkpoint
 from .jobs import InProcess, RayExecutor, execute, jobs_of

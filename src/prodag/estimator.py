@@ -57,8 +57,9 @@ class ProDAG(ParameterProtocol):
         Structural equation model: linear-Gaussian; one MLP per node (the paper's, shaped by
         ``network``); or additive piecewise-linear, a strength per edge.
     lam : "auto", float or math.inf
-        ℓ1 radius of the projection: ``"auto"`` chooses it on a grid (``inference.selection``),
-        a positive number fixes it, ``math.inf`` turns the ℓ1 step off.
+        ℓ1 radius of the projection: ``"auto"`` chooses it on a grid
+        (``inference.radius_selection``), a positive number fixes it, ``math.inf`` turns the
+        ℓ1 step off.
     n_samples : int or None
         Monte Carlo samples ``L`` of the graph per training step; ``None``: resolved for p
         (``prodag.config.spec.resolved_n_samples``: 100 up to p = 14, 50 from p = 20).
@@ -288,7 +289,7 @@ class ProDAG(ParameterProtocol):
     @classmethod
     def load(cls, path) -> "ProDAG":
         """Load a model written by ``save``; it samples exactly as the saved one did. Anything
-        else raises ``prodag.io.persistence.ModelFileError`` (a ``ValueError``)."""
+        else raises ``prodag.io.model_file.ModelFileError`` (a ``ValueError``)."""
         estimator, posterior = persistence.load(cls, path)
         estimator._keep(posterior)
         return estimator

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from prodag.graph import topological_order
-from prodag.inference.selection import validation_size
+from prodag.inference.radius_selection import validation_size
 from prodag.inputs.checks import check_choice, check_integer, check_positive
 
 GRAPH_KINDS = ("er", "sf")

@@ -1,4 +1,5 @@
-"""How the library compiles its JAX programs (imports JAX only when one is compiled)."""
+"""How the library compiles its JAX programs with XLA (imports JAX only when one is compiled);
+the kernels compiled with numba use ``prodag.numba_jit``."""
 
 from __future__ import annotations
 

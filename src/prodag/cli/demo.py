@@ -11,8 +11,9 @@ import typer
 from prodag.cli import options as o
 from prodag.cli.errors import friendly_errors
 from prodag.cli.files import log_transform
-from prodag.cli.results import (RESULT_FILES, check_out, echo_done, fit_posterior, lam_used,
-                                results_folder, stage_seconds, write_json, write_results)
+from prodag.cli.folders import check_out, results_folder
+from prodag.cli.results import (RESULT_FILES, echo_done, fit_posterior, lam_used,
+                                stage_seconds, write_json, write_results)
 from prodag.cli.tables import (echo_chains, posterior_metrics, print_edges,
                                print_metrics_table, ranked_edges)
 

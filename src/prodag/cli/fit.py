@@ -11,9 +11,9 @@ from prodag.cli import options as o
 from prodag.cli.errors import friendly_errors
 from prodag.cli.files import (log_transform, parse_sep, read_table, split_conditions,
                               split_interventions)
-from prodag.cli.results import (RESULT_FILES, check_out, check_settings, echo_done,
-                                fit_posterior, lam_used, results_folder, stage_seconds,
-                                write_json, write_results)
+from prodag.cli.folders import check_out, results_folder
+from prodag.cli.results import (RESULT_FILES, check_settings, echo_done, fit_posterior,
+                                lam_used, stage_seconds, write_json, write_results)
 from prodag.cli.tables import UnitsOption, echo_chains, print_edges, ranked_edges
 from prodag.inputs.interventions import intervention_mask
 from prodag.inputs.units import check_units, column_sd

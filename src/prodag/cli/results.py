@@ -1,6 +1,6 @@
 """Fitting a posterior and writing its files: what ``fit`` and ``demo`` share. The results
-folder every command writes whole or not at all is ``prodag.cli.folders`` (``check_out`` and
-``results_folder`` are importable from here too)."""
+folder every command writes whole or not at all is ``prodag.cli.folders`` (``check_out``,
+``results_folder``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 import typer
 
-from prodag.cli.folders import check_out, results_folder  # noqa: F401  (re-exported)
 from prodag.config import parameters
 from prodag.posterior.sortability import describe as describe_orientation
 

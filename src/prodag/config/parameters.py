@@ -25,7 +25,7 @@ from prodag.streams import FIRST_STREAM
 
 INITS = ("auto", "prior", "data")
 CRITERIA = ("elbo", "validation")
-"""How λ is chosen (``TrainingOptions.select_by``; ``prodag.inference.selection``)."""
+"""How λ is chosen (``TrainingOptions.select_by``; ``prodag.inference.radius_selection``)."""
 VALIDATION_FRACTION = 0.1
 """Share of rows held out to choose λ by validation (the paper's protocol)."""
 NOISE_MODELS = ("auto", *preprocessing.NOISE_MODELS)

@@ -180,9 +180,8 @@ PAPER_LR = 0.1
 AUTO_REFINE_STEPS = 375
 """Refinement steps of a default linear fit at ``AUTO_REFINE_P`` variables: the 300 moves
 within a mode chosen by the stability benchmark and the time of a fit at p = 20, and a fifth
-of the steps more for the jumps between fits (``refinement.JUMP_PROBABILITY``), which
-replacing moves within a mode cost accuracy on the exact-posterior benchmark
-(docs/findings.md)."""
+of the steps more for the jumps between fits (``moves.JUMP_PROBABILITY``), which replacing
+moves within a mode cost accuracy on the exact-posterior benchmark (docs/findings.md)."""
 AUTO_REFINE_P = 20
 MIN_AUTO_REFINE_STEPS = 10
 """The fewest steps a default linear fit refines by (reached at p = 122): above it, every

@@ -8,7 +8,7 @@ import jax
 
 from prodag.config.spec import FitSpec
 from prodag.fit.plan import FitPlan
-from prodag.inference import fitting, selection
+from prodag.inference import fitting, radius_selection
 from prodag.posterior.chains import Chain
 
 
@@ -17,12 +17,12 @@ def run_chains(spec: FitSpec, fit_plan: FitPlan, noise, keys: list,
     """Every chain (chain ``c`` trains with ``keys[c]``; ``noise``: the fixed noise variances
     ``(p,)`` or the start of the learned ones): the λ path, or the fixed radius, from every
     start of its rows; each stage of all chains is one batch of members
-    (``prodag.inference.selection.select_lambda``)."""
+    (``prodag.inference.radius_selection.select_lambda``)."""
     rows = fit_plan.rows
-    fit_path = fitting.member_fitter(fit_plan.engine, [r.path for r in rows], noise, progress)
+    fit_members = fitting.member_fitter(fit_plan.engine, [r.path for r in rows], noise, progress)
     if spec.lam != "auto":
         lam, starts = spec.lam, fit_plan.restarts
-        fits = fit_path([selection.MemberSpec(c, lam, r, jax.random.fold_in(keys[c], r))
+        fits = fit_members([radius_selection.MemberSpec(c, lam, r, jax.random.fold_in(keys[c], r))
                          for c in range(len(rows)) for r in range(starts)], f"λ={lam:.3g}")
         return [Chain([(lam, fit) for fit in sorted(
             fits[c * starts:(c + 1) * starts], key=lambda fit: fit.objective)], None)
@@ -30,7 +30,7 @@ def run_chains(spec: FitSpec, fit_plan: FitPlan, noise, keys: list,
     refit = (fitting.member_fitter(fit_plan.engine, [r.refit for r in rows], noise, progress)
              if rows[0].refit is not None else None)
     selections = fitting.fit_lambda_path(
-        fit_plan.engine, fit_plan.config, fit_path, [r.validation for r in rows], noise, keys,
+        fit_plan.engine, fit_plan.config, fit_members, [r.validation for r in rows], noise, keys,
         spec.select_by, spec.n_lambdas, fit_plan.restarts, refit)
     # by the ELBO, every fit of the path is pooled by its evidence (radii that tie share it)
     return [Chain(chosen.path_fits if spec.select_by == "elbo" and chosen.path_fits

@@ -21,7 +21,7 @@ from prodag.fit import tempering
 from prodag.fit.plan import FitPlan
 from prodag.fit.pool import PooledMixture, scored_data
 from prodag.fit.prepare import Prepared, observational_rows
-from prodag.inference import fitting, noise_variance_of, refinement, smc
+from prodag.inference import compiled, moves, noise_variance_of, refinement, smc
 from prodag.models import variational
 from prodag.posterior import chains, mixture, populations, samples, sortability
 from prodag.streams import REFINEMENT_STREAM, SMC_STREAM
@@ -55,8 +55,8 @@ def mixture_draws(pooled: PooledMixture, noise: np.ndarray, key,
 
 
 def jump_frames(pooled: PooledMixture, runs: list, noise: np.ndarray, bagged: bool,
-                collapsed: bool, dtype) -> refinement.Frames | None:
-    """Every fit of the run as ``refinement.Frames`` (in ``dtype``): first the pooled
+                collapsed: bool, dtype) -> moves.Frames | None:
+    """Every fit of the run as ``moves.Frames`` (in ``dtype``): first the pooled
     components (so a draw's component is its frame), then the chains' other fits, whatever
     their radius or evidence: a frame is only a place to propose a jump to, and a draw keeps
     its own radius. Jumps are allowed between frames fitted on the same rows (a bagged chain's
@@ -79,7 +79,7 @@ def jump_frames(pooled: PooledMixture, runs: list, noise: np.ndarray, bagged: bo
              () if collapsed else tuple(np.asarray(noise_variance_of(params, noise)).ravel()))
             for params, chain in frames]
     groups = np.array([keys.index(k) for k in keys])
-    built = refinement.frames_of(np.stack(loc), log_scale, groups)
+    built = moves.frames_of(np.stack(loc), log_scale, groups)
     return None if built is None else built._replace(
         loc=built.loc.astype(dtype), log_scale=built.log_scale.astype(dtype))
 
@@ -126,9 +126,10 @@ def refine(spec: FitSpec, fit_plan: FitPlan, pooled: PooledMixture, runs: list,
         resample = jnp.asarray(chain)
     else:
         data, resample = scored_data(fit_plan, 0), None
-    refiner = fitting.refiner(fit_plan.config, spec.noise_model if spec.learns_noise else None)
+    kernel = compiled.refinement_kernel(fit_plan.config,
+                                        spec.noise_model if spec.learns_noise else None)
     frames = jump_frames(pooled, runs, prepared.noise, fit_plan.bagged,
-                         refiner.collapse is not None, dtype)
+                         kernel.collapse is not None, dtype)
     target = refinement.Target(data, jnp.asarray(lams, dtype), jnp.asarray(noise, dtype),
                                spec.prior_mean, spec.prior_std, resample, frames)
 
@@ -137,8 +138,8 @@ def refine(spec: FitSpec, fit_plan: FitPlan, pooled: PooledMixture, runs: list,
                        "refinement")
 
     on_block(0)  # the refinement's seconds start here, its compilation included
-    return refiner.refine(weights_tilde, target, jax.random.fold_in(key, 1), steps, on_block,
-                          component)
+    return refinement.refine(kernel, weights_tilde, target, jax.random.fold_in(key, 1), steps,
+                             on_block, component)
 
 
 def refinement_report(spec: FitSpec, refined: refinement.Refined, seconds: float) -> dict:

@@ -13,7 +13,7 @@ import numpy as np
 
 from prodag.config.spec import FitSpec, ModelConfig
 from prodag.fit.prepare import Prepared
-from prodag.inference import fitting, selection
+from prodag.inference import compiled, fitting, radius_selection
 
 
 class ChainRows(NamedTuple):
@@ -43,8 +43,8 @@ def plan_fit(spec: FitSpec, prepared: Prepared) -> FitPlan:
     """Compile the engine and compute the starts once for every chain (the order search runs
     here): on all rows, or on the training rows of a validation split and again on all."""
     config, dtype, restarts = spec.config, spec.dtype, spec.restarts
-    engine = fitting.engine(config, spec.optimiser, spec.prior_mean,
-                            spec.prior_std, spec.learns_noise)
+    engine = compiled.variational(config, spec.optimiser, spec.prior_mean,
+                                  spec.prior_std, spec.learns_noise)
     from_data = spec.from_data
     split = spec.split and prepared.Z_val is None
 
@@ -60,10 +60,10 @@ def plan_fit(spec: FitSpec, prepared: Prepared) -> FitPlan:
                           (prepared.Z_val, None))] * spec.n_chains
     else:
         fraction, seed = spec.validation_fraction, prepared.seed
-        train, held_out = selection.split_rows(prepared.Z, fraction, seed)
+        train, held_out = radius_selection.split_rows(prepared.Z, fraction, seed)
         observed_train, observed_val = (
             (None, None) if prepared.observed is None else
-            selection.split_rows(prepared.observed, fraction, seed))
+            radius_selection.split_rows(prepared.observed, fraction, seed))
         rows = [ChainRows(rows_of(train, observed_train),
                           rows_of(prepared.Z, prepared.observed),
                           (held_out, observed_val))] * spec.n_chains
@@ -73,10 +73,10 @@ def plan_fit(spec: FitSpec, prepared: Prepared) -> FitPlan:
 def n_fits(spec: FitSpec, split: bool) -> int:
     """The fits of a whole fit (every chain's): the starts at a fixed radius, or the λ path
     (λ = ∞ and ``n_lambdas`` radii) and then its restarts: at the chosen radius after a
-    validation ``split``, else at the ``selection.POLISHED_RADII`` best radii (all of them
+    validation ``split``, else at the ``radius_selection.POLISHED_RADII`` best radii (all of them
     when the path has fewer)."""
     n_lambdas, restarts = spec.n_lambdas, spec.restarts
-    polished = min(selection.POLISHED_RADII, n_lambdas)
+    polished = min(radius_selection.POLISHED_RADII, n_lambdas)
     per_chain = (restarts if spec.lam != "auto" else
                  1 + n_lambdas + (restarts if split else (restarts - 1) * polished))
     return spec.n_chains * per_chain

@@ -13,7 +13,7 @@ import numpy as np
 
 from prodag.fit.plan import FitPlan
 from prodag.fit.prepare import Prepared
-from prodag.inference import fitting, noise_variance_of, stack
+from prodag.inference import compiled, draws, noise_variance_of, stack
 from prodag.posterior import chains, mixture, negligible
 from prodag.streams import DIAGNOSTIC_STREAM
 
@@ -66,13 +66,13 @@ def pool(fit_plan: FitPlan, runs: list, prepared: Prepared, key) -> PooledMixtur
                          "or standardize=True).")
     kept, weights = (mixture.bagged_components(objectives, chain_of, n) if fit_plan.bagged
                      else mixture.kept_components(objectives, n))
-    sampler = fitting.sampler(fit_plan.config)
+    draw = compiled.sampler(fit_plan.config)
 
     def sample(k, sample_key, m):  # as the fitted estimator draws: negligible entries dropped
         lam, fit = fits[k]
         noise = np.asarray(noise_variance_of(fit.params, jnp.asarray(prepared.noise)))
-        return negligible.without_negligible(fit_plan.config.sem, *sampler.sample(
-            fit.params, sample_key, m, lam), noise, fit_plan.config.knowledge)
+        return negligible.without_negligible(fit_plan.config.sem, *draws.sample(
+            draw, fit.params, sample_key, m, lam), noise, fit_plan.config.knowledge)
 
     probabilities = chains.chain_probabilities(sample, objectives, chain_of, len(runs), n,
                                                score_key)

@@ -7,26 +7,15 @@ equal share, and compared per edge (``prodag.posterior.populations``).
 
 from __future__ import annotations
 
-import functools
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag.inference import refinement, smc
-from prodag.inference.fitting import refiner
+from prodag.inference import compiled, refinement, smc
 from prodag.posterior.populations import diagnose_populations
 
 POPULATIONS = 2
 """Independent populations; the draws are theirs pooled, each an equal share."""
-
-
-@functools.lru_cache(maxsize=16)
-def kernel_for(config, mutation_steps: int, ess_fraction: float,
-               min_temperatures: int) -> smc.Kernel:
-    """The compiled kernel of a ``prodag.config.spec.ModelConfig`` (cached)."""
-    return smc.build_kernel(config.model(), config.projector(), mutation_steps, ess_fraction,
-                            min_temperatures)
 
 
 def sample(config, proposal: smc.Proposal, target: refinement.Target, key: jax.Array,
@@ -36,7 +25,8 @@ def sample(config, proposal: smc.Proposal, target: refinement.Target, key: jax.A
     ``n_draws // n_populations`` particles, pooled) as ``refinement.Refined`` (acceptance:
     of refinement's moves), and the populations' diagnostic (``diagnose``)."""
     n_particles = n_draws // n_populations
-    kernel = kernel_for(config, smc.MUTATION_STEPS, smc.ESS_FRACTION, smc.MIN_TEMPERATURES)
+    kernel = compiled.smc_kernel(config, smc.MUTATION_STEPS, smc.ESS_FRACTION,
+                                 smc.MIN_TEMPERATURES)
     state, infos = smc.run(kernel, key, proposal, target, n_populations, n_particles, on_step)
     weights_tilde = {name: np.asarray(value) for name, value in state.position.items()
                      if name != smc.NOISE}
@@ -45,7 +35,8 @@ def sample(config, proposal: smc.Proposal, target: refinement.Target, key: jax.A
     counts = np.sum([np.asarray(info.counts) for info in infos], axis=0)
     acceptance = counts[0] / np.maximum(counts[1], 1)
     lams = np.asarray(state.lams)
-    graphs = refiner(config).project_draws(weights_tilde, lams)[1]
+    graphs = refinement.project_in_batches(compiled.refinement_kernel(config), weights_tilde,
+                                           lams)[1]
     probabilities = (graphs != 0).reshape(n_populations, n_particles,
                                           *graphs.shape[1:]).mean(axis=1)
     moves = len(refinement.MOVES)  # the SMC's moves within a mode; it makes no jumps

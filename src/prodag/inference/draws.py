@@ -10,6 +10,8 @@ file saved by any version draws what it drew when it was saved.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -17,31 +19,30 @@ import numpy as np
 from prodag.inference.kernels import Params
 from prodag.models.base import StructuralEquationModel
 from prodag.projection import Projector
-from prodag.xla import exact_jit
 
 SAMPLE_BATCH_SIZE = 100
 
 
-class PosteriorSampler:
-    """Draws ``(weights, W)`` from ``pro_λ(q(ω̃))`` for fixed variational parameters."""
+def draw_batch(model: StructuralEquationModel, project: Projector, params: Params,
+               key: jax.Array, lam: jax.Array) -> tuple:
+    """``SAMPLE_BATCH_SIZE`` draws ``(weights, W)`` from ``pro_λ(q(ω̃))`` of the fitted
+    parameters ``params`` (``prodag.inference.Params``), drawn with the first half of
+    ``split(key)`` (module docstring); pure (``prodag.inference.compiled.sampler`` compiles
+    it with the model and projection bound)."""
+    return model.draw(params.q, jax.random.split(key)[0], SAMPLE_BATCH_SIZE, project, lam)
 
-    def __init__(self, model: StructuralEquationModel, project: Projector):
-        self.model = model
-        self.project = project
-        self._draw_batch = exact_jit(
-            lambda params, key, lam: model.draw(params.q, jax.random.split(key)[0],
-                                                SAMPLE_BATCH_SIZE, project, lam))
 
-    def sample(self, params: Params, key: jax.Array, n: int,
-               lam: float) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        """``n`` draws: the weights (numpy pytree, leading axis n) and graphs ``(n, p, p)``.
-
-        ``params`` are the fitted parameters (``prodag.inference.Params``)."""
-        dtype = jax.tree.leaves(params)[0].dtype
-        lam = jnp.asarray(lam, dtype)
-        batches = [self._draw_batch(params, jax.random.fold_in(key, b), lam)
-                   for b in range(-(-n // SAMPLE_BATCH_SIZE))]
-        return concatenate_draws(batches, n)
+def sample(draw: Callable, params: Params, key: jax.Array, n: int,
+           lam: float) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """``n`` draws of the fit ``params`` at radius ``lam``: the weights (numpy pytree, leading
+    axis n) and graphs ``(n, p, p)``; ``draw(params, key, lam)`` is the compiled
+    ``draw_batch`` (``prodag.inference.compiled.sampler``), batch ``b`` drawn with
+    ``fold_in(key, b)``."""
+    dtype = jax.tree.leaves(params)[0].dtype
+    lam = jnp.asarray(lam, dtype)
+    batches = [draw(params, jax.random.fold_in(key, b), lam)
+               for b in range(-(-n // SAMPLE_BATCH_SIZE))]
+    return concatenate_draws(batches, n)
 
 
 def concatenate_draws(batches: list, n: int) -> tuple[dict[str, np.ndarray], np.ndarray]:

@@ -1,8 +1,9 @@
-"""The compiled engine of the batched variational fit (``prodag.inference.kernels``) and its
-host loop.
+"""The host loop of the batched variational fit: it runs the compiled kernels
+(``prodag.inference.kernels.build_kernels``, compiled and cached by
+``prodag.inference.compiled``) and compiles nothing itself.
 
-``VariationalInference`` compiles the kernels for one model, projection, prior and set of
-options, and ``fit_members`` runs a batch of members: one compiled loop advances all of them
+``VariationalInference`` holds the compiled kernels of one model, projection, prior and set
+of options, and ``fit_members`` runs a batch of members: one compiled loop advances all of them
 (``jax.vmap`` over the member axis, each member's Monte Carlo batch inside), stopped members
 leave the batch as it shrinks (``compacted_size``), and on several devices the member axis is
 split over them (``member_layout``). The host wakes up between runs of epochs to update the
@@ -17,25 +18,20 @@ do not depend on how long a run took.
 
 from __future__ import annotations
 
-import functools
 import time
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
 
 from prodag.models import variational
 from prodag.config.spec import OptimiserOptions
-from prodag.inference.kernels import (Members, Params, compacted_size, elbo_loss, init_state,
-                                      negative_elbos, noise_variance_of, pad_members,
-                                      run_epochs, running, score_key_chunks, stack)
+from prodag.inference.kernels import (Members, Params, VariationalKernels, compacted_size,
+                                      pad_members, running, stack)
 from prodag.models.base import StructuralEquationModel
 from prodag.progress import Progress
-from prodag.projection import Projector
 from prodag.streams import SCORE_STREAM
-from prodag.xla import exact_jit
 
 SECONDS_PER_CALL = 1.0
 """Target seconds between two progress updates of a fit (see the module docstring)."""
@@ -75,46 +71,36 @@ class Screen(NamedTuple):
     after: int
     margin: float
 
-    def trailing(self, best: np.ndarray, rows: np.ndarray, still: np.ndarray,
+    def trailing(self, best: np.ndarray, member_at: np.ndarray, still: np.ndarray,
                  group_best: np.ndarray) -> np.ndarray:
-        """``(R,)`` which running rows (members ``rows (R,)``, their ``best (R,)``) trail
-        their group; ``group_best (G,)`` is updated with ``best``."""
-        group = self.groups[rows]
+        """``(S,)`` which running slots of the batch (holding the members ``member_at (S,)``,
+        their ``best (S,)``) trail their group; ``group_best (G,)`` is updated with
+        ``best``."""
+        group = self.groups[member_at]
         np.minimum.at(group_best, group, best)
         return still & (best > group_best[group] + self.margin)
 
 
 class VariationalInference:
-    """The compiled kernels for one model, projection, prior and set of options.
-
-    ``optimiser`` is the gradient transformation the kernels step with (default: the one
-    ``options`` describe, ``OptimiserOptions.transformation``).
+    """The host side of the batched fit of one model: ``kernels`` are its compiled
+    ``VariationalKernels`` (``prodag.inference.compiled.variational_inference`` builds one,
+    ``prodag.inference.compiled.variational`` caches one per configuration), ``options`` the
+    optimiser's options they were built with, ``N(prior_mean, prior_std²)`` their prior.
 
     The compiled functions take the data, the radii and the fixed noise variances as
     arguments, so a λ path or a refit on new data of the same shape reuses one compilation
     (one per number of members and data sets).
     """
 
-    def __init__(self, model: StructuralEquationModel, project: Projector,
+    def __init__(self, model: StructuralEquationModel, kernels: VariationalKernels,
                  options: OptimiserOptions = OptimiserOptions(), prior_mean: float = 0.0,
-                 prior_std: float = 1.0, learn_noise_variance: bool = False,
-                 optimiser: optax.GradientTransformation | None = None):
+                 prior_std: float = 1.0, learn_noise_variance: bool = False):
         self.model = model
-        self.project = project
+        self.kernels = kernels
         self.options = options
         self.prior_mean = prior_mean
         self.prior_std = prior_std
         self.learn_noise_variance = learn_noise_variance
-        self.optimizer = options.transformation() if optimiser is None else optimiser
-        self.loss = functools.partial(elbo_loss, model, project, options.n_samples,
-                                      prior_mean, prior_std)
-        self._init = exact_jit(functools.partial(init_state, self.optimizer),
-                               static_argnums=(2,))
-        self._run = exact_jit(functools.partial(run_epochs, self.loss, self.optimizer, options))
-        self._scores = exact_jit(functools.partial(negative_elbos, self.loss,
-                                                   options.member_batch))
-        self._score_keys = exact_jit(score_key_chunks, static_argnums=(1, 2))
-        self._expected_log_likelihood = exact_jit(self._expected_log_likelihood_impl)
 
     # ---- parameters and objective -------------------------------------------------------
 
@@ -130,7 +116,7 @@ class VariationalInference:
     def objective(self, params: Params, key: jax.Array, data: Any, n_rows: jax.Array,
                   lam: jax.Array, noise_variance: jax.Array) -> jax.Array:
         """The Monte Carlo negative ELBO per row (a scalar), differentiable in ``params``."""
-        return self.loss(params, key, data, n_rows, lam, noise_variance)
+        return self.kernels.loss(params, key, data, n_rows, lam, noise_variance)
 
     def members(self, lams, noise_variance: np.ndarray, data_index, n_rows,
                 dtype) -> Members:
@@ -146,13 +132,8 @@ class VariationalInference:
                                 noise_variance: np.ndarray) -> float:
         """``E_q[log p(data | ω)]`` estimated with ``n_samples`` draws (a float)."""
         dtype = _dtype(params)
-        return float(self._expected_log_likelihood(params, key, data, jnp.asarray(lam, dtype),
-                                                   jnp.asarray(noise_variance, dtype)))
-
-    def _expected_log_likelihood_impl(self, params, key, data, lam, noise_variance):
-        weights, _ = self.model.draw(params.q, key, self.options.n_samples, self.project, lam)
-        return jnp.mean(self.model.log_likelihood(weights, data,
-                                                  noise_variance_of(params, noise_variance)))
+        return float(self.kernels.expected_log_likelihood(
+            params, key, data, jnp.asarray(lam, dtype), jnp.asarray(noise_variance, dtype)))
 
     def negative_elbos(self, params: list[Params], keys: jax.Array, members: Members,
                        data: Any, n_batches: int = SCORE_CHUNK) -> np.ndarray:
@@ -180,8 +161,8 @@ class VariationalInference:
     def _member_scores(self, params, keys, members, data, n_batches) -> np.ndarray:
         stacked = stack(params)
         values = np.concatenate(
-            [np.asarray(self._scores(stacked, chunk, members, data))
-             for chunk in self._score_keys(keys, n_batches, SCORE_CHUNK)], axis=1)
+            [np.asarray(self.kernels.scores(stacked, chunk, members, data))
+             for chunk in self.kernels.score_keys(keys, n_batches, SCORE_CHUNK)], axis=1)
         return values[:, :n_batches].mean(axis=1)
 
     def negative_elbo(self, params: Params, key: jax.Array, data: Any, n_rows: int, lam: float,
@@ -224,16 +205,16 @@ class VariationalInference:
     def _fit_batch(self, starts, keys, members, data, progress, screen) -> list[FitResult]:
         opts = self.options
         n_members = len(starts)
-        state = self._init(stack(starts), keys, opts.max_epochs)
+        state = self.kernels.init(stack(starts), keys, opts.max_epochs)
         sharded = self.options.member_batch == 0 and jax.local_device_count() > 1
         if sharded:
             padded, place = member_layout(n_members)
             state, keys, members = (place(pad_members(tree, padded - n_members))
                                     for tree in (state, keys, members))
             data = place(data)
-        rows, batch = np.arange(len(keys)), members  # the member on each row of the state
-        if screen is not None:  # padded rows (several devices) form a group of their own
-            groups = np.concatenate([screen.groups, np.full(len(rows) - n_members,
+        member_at, batch = np.arange(len(keys)), members  # the member in each slot
+        if screen is not None:  # padded slots (several devices) form a group of their own
+            groups = np.concatenate([screen.groups, np.full(len(member_at) - n_members,
                                                             np.max(screen.groups) + 1)])
             screen, group_best = screen._replace(groups=groups), np.full(groups.max() + 1,
                                                                          np.inf)
@@ -245,11 +226,11 @@ class VariationalInference:
             if screen is not None and epoch < screen.after:  # the first screening on time
                 limit = min(limit, screen.after)
             began = time.perf_counter()
-            state = self._run(state, batch, data, jnp.asarray(limit))
+            state = self.kernels.run(state, batch, data, jnp.asarray(limit))
             still = np.asarray(running(state, opts.patience, jnp.asarray(opts.max_epochs)))
             epochs = np.asarray(state.epoch)
             if screen is not None and epochs.max() >= screen.after:
-                trailing = screen.trailing(np.asarray(state.best), rows, still, group_best)
+                trailing = screen.trailing(np.asarray(state.best), member_at, still, group_best)
                 if trailing.any():  # stopped as if converged: the loop leaves them be
                     state = state._replace(wait=jnp.where(jnp.asarray(trailing),
                                                           opts.patience, state.wait))
@@ -257,21 +238,21 @@ class VariationalInference:
             chunk = epochs_per_call(time.perf_counter() - began, int(epochs.max()) - epoch,
                                     opts.epochs_per_call)
             epoch = int(epochs.max())
-            newly = [r for r in np.flatnonzero(~still) if rows[r] not in finished]
+            newly = [r for r in np.flatnonzero(~still) if member_at[r] not in finished]
             if newly:  # a stopped member's state is final: kept on the host (sliced there,
                 # so no slice of a new shape compiles)
                 params, history = jax.tree.map(np.asarray, (state.params, state.history))
                 for r in newly:
-                    finished[int(rows[r])] = (jax.tree.map(lambda x, r=r: x[r], params),
-                                              history[r, :epochs[r]])
+                    finished[int(member_at[r])] = (
+                        jax.tree.map(lambda x, r=r: x[r], params), history[r, :epochs[r]])
             if progress is not None:
-                progress.fit_done(len([r for r in newly if rows[r] < n_members]))
+                progress.fit_done(len([r for r in newly if member_at[r] < n_members]))
                 best = np.asarray(state.best)[still]
                 progress.update(epoch, float(np.min(best, initial=np.inf)))
             if not still.any():
                 break
-            size = compacted_size(int(still.sum()), len(rows))
-            if (self.options.member_batch != 1 and not sharded and size < len(rows)
+            size = compacted_size(int(still.sum()), len(member_at))
+            if (self.options.member_batch != 1 and not sharded and size < len(member_at)
                     and epoch % COMPACT_EVERY == 0):
                 # the running members (and stopped ones up to a power of two) move to a
                 # smaller batch: stopped members cost nothing more; the sizes recur, so
@@ -279,7 +260,7 @@ class VariationalInference:
                 keep = np.concatenate([np.flatnonzero(still),
                                        np.flatnonzero(~still)[:size - int(still.sum())]])
                 state, batch = jax.tree.map(lambda x: x[keep], (state, batch))
-                rows = rows[keep]
+                member_at = member_at[keep]
         params = [finished[m][0] for m in range(n_members)]
         score_keys = jax.vmap(lambda key: jax.random.fold_in(key, SCORE_STREAM))(keys)
         members = jax.tree.map(lambda x: x[:n_members], members)

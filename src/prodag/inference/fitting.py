@@ -1,13 +1,9 @@
-"""Fitting at one radius: the model configuration, its compiled engines, starts and restarts.
-
-Compiled functions are cached per configuration (``ModelConfig`` is hashable), so refits
-(λ paths, benchmarks, restarts, loaded models) reuse one compilation instead of tracing new
-closures every time.
+"""Fitting at one radius: a configuration's starts and restarts, the data sets its fits see
+and batches of members (its compiled kernels: ``prodag.inference.compiled``).
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -16,14 +12,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag.config.spec import ModelConfig, OptimiserOptions
+from prodag.config.spec import ModelConfig
 from prodag.config.starts import takes_two_orders
-from prodag.inference import selection
-from prodag.inference.draws import PosteriorSampler
+from prodag.inference import compiled, draws, radius_selection
 from prodag.inference.engine import FitResult, Screen, VariationalInference
 from prodag.inference.initialization import start_means
 from prodag.inference.kernels import Params, stack
-from prodag.inference.refinement import Refiner
 from prodag.inputs.diagnostics import without_outlying_rows
 from prodag.models.variational import VariationalParams, inverse_softplus
 from prodag.progress import Progress
@@ -31,31 +25,6 @@ from prodag.progress import Progress
 DATA_START_STD = 0.1
 """σ of every weight in the data start: small enough that the start's order survives the
 first steps, and the σ of reversed entries regrows towards the prior under the KL."""
-
-
-@functools.lru_cache(maxsize=16)
-def engine(config: ModelConfig, options: OptimiserOptions, prior_mean: float, prior_std: float,
-           learn_noise: bool) -> VariationalInference:
-    """The compiled ELBO optimiser of ``config`` (cached: the optax transformation, not
-    hashable, is built here from ``options``)."""
-    return VariationalInference(config.model(), config.projector(), options, prior_mean,
-                                prior_std, learn_noise, optimiser=options.transformation())
-
-
-@functools.lru_cache(maxsize=16)
-def sampler(config: ModelConfig) -> PosteriorSampler:
-    """The compiled posterior sampler of ``config`` (cached)."""
-    return PosteriorSampler(config.model(), config.projector())
-
-
-@functools.lru_cache(maxsize=16)
-def refiner(config: ModelConfig, noise_model=None) -> Refiner:
-    """The compiled Metropolis refinement of ``config`` (cached); with a learned
-    ``noise_model`` (``"estimate"``, ``"equal"``) the linear-Gaussian SEM's refinement
-    integrates its variances out (``prodag.inference.refinement``); with knowledge, the moves
-    change the allowed edges' weights only."""
-    allowed = None if config.knowledge is None else config.knowledge.allowed_mask()
-    return Refiner(config.model(), config.projector(), noise_model, allowed)
 
 
 def data_start(prior: Params, means: dict[str, np.ndarray]) -> Params:
@@ -135,9 +104,10 @@ def rows(engine: VariationalInference, Z: np.ndarray, observed: np.ndarray | Non
 
 
 def member_fitter(engine: VariationalInference, rows_of_chain: Sequence[Rows],
-                  noise: np.ndarray, progress: Progress | None = None) -> selection.FitMembers:
-    """``fit_members(specs, stage, screen)``: every ``selection.MemberSpec`` fitted in one
-    batch, spec ``s`` on chain ``s.chain``'s rows ``rows_of_chain[s.chain]`` from its start
+                  noise: np.ndarray,
+                  progress: Progress | None = None) -> radius_selection.FitMembers:
+    """``fit_members(specs, stage, screen)``: every ``radius_selection.MemberSpec`` fitted in
+    one batch, spec ``s`` on chain ``s.chain``'s rows ``rows_of_chain[s.chain]`` from its start
     ``s.start`` (chains that share one ``Rows`` share its data in the batch); one
     ``FitResult`` per spec, in order. ``screen=(after, margin)``: a member trailing its
     chain's best by more than ``margin`` from epoch ``after`` on stops (``Screen``);
@@ -167,13 +137,15 @@ def member_fitter(engine: VariationalInference, rows_of_chain: Sequence[Rows],
 
 
 def fit_lambda_path(engine: VariationalInference, config: ModelConfig,
-                    fit_path: selection.FitMembers, validation_rows: Sequence[tuple], noise,
-                    keys: list, criterion: str, n_lambdas: int, n_restarts: int,
-                    refit: selection.FitMembers | None = None) -> list[selection.Selection]:
-    """``prodag.inference.selection.select_lambda`` for every chain (chain ``c`` from ``keys[c]``)
-    with ``fit_path`` (``member_fitter``) and the criterion's score: the ELBO, or the expected
-    log-likelihood of chain ``c``'s held-out rows ``validation_rows[c] = (Z_val,
-    observed_val)`` (``observed_val``: None, or where each variable's equation holds)."""
+                    fit_members: radius_selection.FitMembers, validation_rows: Sequence[tuple],
+                    noise, keys: list, criterion: str, n_lambdas: int, n_restarts: int,
+                    refit: radius_selection.FitMembers | None = None
+                    ) -> list[radius_selection.Selection]:
+    """``prodag.inference.radius_selection.select_lambda`` for every chain (chain ``c`` from
+    ``keys[c]``) with ``fit_members`` (``member_fitter``) and the criterion's score: the ELBO,
+    or the expected log-likelihood of chain ``c``'s held-out rows ``validation_rows[c] =
+    (Z_val, observed_val)`` (``observed_val``: None, or where each variable's equation
+    holds)."""
     if criterion == "validation":
         val_data = [engine.model.prepare_data(
             jnp.asarray(Z_val, jax.dtypes.canonicalize_dtype(np.float64)), observed_val)
@@ -185,11 +157,11 @@ def fit_lambda_path(engine: VariationalInference, config: ModelConfig,
         return engine.expected_log_likelihood(result.params, key, val_data[chain], lam, noise)
 
     def lam_max_of(chain: int, result: FitResult, key: jax.Array) -> float:
-        graphs = sampler(config).sample(result.params, key, selection.N_DRAWS_FOR_LAM_MAX,
-                                        math.inf)[1]
+        graphs = draws.sample(compiled.sampler(config), result.params, key,
+                              radius_selection.N_DRAWS_FOR_LAM_MAX, math.inf)[1]
         if config.knowledge is not None:  # required weights lie outside the ℓ1 ball
             graphs = np.where(config.knowledge.required_mask(), 0.0, graphs)
-        return selection.mean_l1_norm(graphs)
+        return radius_selection.mean_l1_norm(graphs)
 
-    return selection.select_lambda(fit_path, lam_max_of, score, n_lambdas, criterion, keys,
-                                   n_restarts, refit)
+    return radius_selection.select_lambda(fit_members, lam_max_of, score, n_lambdas, criterion,
+                                          keys, n_restarts, refit)

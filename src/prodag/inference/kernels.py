@@ -8,7 +8,10 @@ Objective (to minimise), per row of data::
 A whole fit's independent optimisations — chains × starts × radii, and bootstrap resamples —
 are *members* of one batch with a leading member axis M: ``init_state(optimizer, params,
 keys, max_epochs) -> FitState``; ``epoch`` (one epoch of every active member) and
-``run_epochs`` (epochs until none runs, one compiled loop); ``negative_elbos`` (scores). The
+``run_epochs`` (epochs until none runs, one compiled loop); ``negative_elbos`` (scores).
+``build_kernels`` binds them to one model, projection, prior and set of options (BlackJAX's
+form: a NamedTuple of pure functions), ``prodag.inference.compiled`` compiles and caches
+them, and ``prodag.inference.engine`` runs them from the host. The
 optimiser is an ``optax.GradientTransformation`` passed in and applied to each member. An
 *epoch* is ``steps_per_epoch`` full-batch Adam steps; its objective is the mean of its steps'
 Monte Carlo objectives. Each member stops on its own after ``patience`` consecutive epochs
@@ -18,6 +21,8 @@ after ``max_epochs``; a stopped member's state is frozen (its updates are masked
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
@@ -86,6 +91,15 @@ def elbo_loss(model: StructuralEquationModel, project: Projector, n_samples: int
     log_lik = model.log_likelihood(weights, data, noise_variance_of(params, noise_variance))
     kl = variational.kl_to_prior(params.q, prior_mean, prior_std)
     return (kl - jnp.mean(log_lik)) / n_rows
+
+
+def expected_log_likelihood(model: StructuralEquationModel, project: Projector,
+                            n_samples: int, params: Params, key: jax.Array, data: Any,
+                            lam: jax.Array, noise_variance: jax.Array) -> jax.Array:
+    """``E_q[log p(data | ω)]`` of one fit, estimated with ``n_samples`` projected draws."""
+    weights, _ = model.draw(params.q, key, n_samples, project, lam)
+    return jnp.mean(model.log_likelihood(weights, data,
+                                         noise_variance_of(params, noise_variance)))
 
 
 def member_data(data: Any, index: jax.Array) -> Any:
@@ -195,12 +209,12 @@ def negative_elbos(loss, member_batch: int, params: Params, keys: jax.Array, mem
     return lax.map(lambda a: one(*a), args, batch_size=member_batch)
 
 
-def compacted_size(n_running: int, n_rows: int) -> int:
-    """Rows a batch of ``n_rows`` with ``n_running`` members still running shrinks to: the
-    smallest power of two that holds them, once that is at most half the rows (else the
+def compacted_size(n_running: int, batch_size: int) -> int:
+    """The size a batch of ``batch_size`` members with ``n_running`` still running shrinks to:
+    the smallest power of two that holds them, once that is at most half the batch (else the
     batch stays as it is)."""
     size = power_of_two(n_running)
-    return size if 2 * size <= n_rows else n_rows
+    return size if 2 * size <= batch_size else batch_size
 
 
 def pad_members(tree: Any, padding: int) -> Any:
@@ -221,3 +235,38 @@ def select(mask: jax.Array, new: Any, old: Any) -> Any:
     return jax.tree.map(
         lambda a, b: jnp.where(mask.reshape(mask.shape + (1,) * (jnp.ndim(a) - 1)), a, b),
         new, old)
+
+
+class VariationalKernels(NamedTuple):
+    """The batched fit's kernels of one model, projection, prior and set of options, bound in
+    (``build_kernels``: pure functions; ``prodag.inference.compiled.jit_variational``: the
+    same compiled). ``loss(params, key, data, n_rows, lam, noise)``: one member's objective;
+    ``init(params, keys, max_epochs) -> FitState`` (``max_epochs`` static); ``step(state,
+    members, data, active) -> FitState``: one ``epoch``; ``run(state, members, data,
+    epoch_limit) -> FitState``: epochs until none runs; ``scores(params, keys, members, data)``
+    (``negative_elbos``); ``score_keys(keys, n_batches, chunk)`` (both ints static);
+    ``expected_log_likelihood(params, key, data, lam, noise)``; ``optimizer``: the gradient
+    transformation they step with (not a function: compiling leaves it)."""
+
+    loss: Callable
+    init: Callable
+    step: Callable
+    run: Callable
+    scores: Callable
+    score_keys: Callable
+    expected_log_likelihood: Callable
+    optimizer: optax.GradientTransformation
+
+
+def build_kernels(model: StructuralEquationModel, project: Projector, options: OptimiserOptions,
+                  prior_mean: float, prior_std: float,
+                  optimizer: optax.GradientTransformation) -> VariationalKernels:
+    """The ``VariationalKernels`` of ``model`` and ``project`` with the prior ``N(prior_mean,
+    prior_std²)``, ``options`` and the gradient transformation ``optimizer``."""
+    bind = functools.partial
+    loss = bind(elbo_loss, model, project, options.n_samples, prior_mean, prior_std)
+    return VariationalKernels(
+        loss, bind(init_state, optimizer), bind(epoch, loss, optimizer, options),
+        bind(run_epochs, loss, optimizer, options),
+        bind(negative_elbos, loss, options.member_batch), score_key_chunks,
+        bind(expected_log_likelihood, model, project, options.n_samples), optimizer)

@@ -27,6 +27,8 @@ SITE_SCALES = (0.03, 0.1, 0.3, 1.0)
 """Step sizes of a one-entry move, in units of ``prior_std``."""
 JOINT_SCALES = (0.1, 0.3, 1.0)
 """Step sizes of a move of every entry, in units of ``prior_std / √D``."""
+JUMP_PROBABILITY = 0.2
+"""Share of the steps that jump between fits when there are ``Frames``."""
 
 
 class Frames(NamedTuple):
@@ -155,3 +157,28 @@ def jump(key: jax.Array, weights_tilde: Weights, component: jax.Array,
     moved = frames.loc[other] + jnp.exp(log_ratio) * (flat - frames.loc[component])
     moved = jnp.where((other != component)[:, None], moved.astype(flat.dtype), flat)
     return restore(moved), other, jnp.sum(log_ratio, axis=1)
+
+
+def proposal(key: jax.Array, weights_tilde: Weights, component: jax.Array,
+             log_target: jax.Array, frames: Frames | None, prior_std: float,
+             movable: Movable | None, edge_weight: str):
+    """One step's proposal for every draw, ``(proposal, its components (n,), log |J| (n,),
+    the kind's index)``: a move within the mode (``propose``), or with ``frames`` a ``jump``
+    for ``JUMP_PROBABILITY`` of the steps (``log_target (n,)``: the draws' current values,
+    giving the Jacobian's shape and dtype)."""
+    zero = jnp.zeros(log_target.shape, log_target.dtype)
+    if frames is None:
+        proposed, move = propose(key, weights_tilde, edge_weight, prior_std, movable)
+        return proposed, component, zero, move
+
+    k_kind, k_move = jax.random.split(key)
+
+    def within(_):
+        proposed, move = propose(k_move, weights_tilde, edge_weight, prior_std, movable)
+        return proposed, component, zero, move.astype(jnp.int32)
+
+    def between(_):
+        proposed, moved_to, log_jacobian = jump(k_move, weights_tilde, component, frames)
+        return proposed, moved_to, log_jacobian.astype(zero.dtype), jnp.int32(len(MOVES))
+
+    return lax.cond(jax.random.uniform(k_kind) < JUMP_PROBABILITY, between, within, None)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from prodag.compiled import njit
+from prodag.numba_jit import njit
 
 _FLOOR = 1e-12
 """Smallest residual variance (on the correlation scale) the score takes a log of."""

@@ -44,10 +44,12 @@ up to constants, so Markov-equivalent orientations, which the data cannot tell a
 variable has its own variance, keep equal mass (a fixed variance per variable would favour the
 fitted orientation); each refined draw then carries its conditional maximiser
 ``RSS_k / n_k`` (or ``Σ_k RSS_k / Σ_k n_k``) as its noise variance. The kernels
-are pure functions over a NamedTuple state, as the variational engine's: ``init`` and
-``step`` (vectorised over the draws), ``run_steps`` (``lax.scan`` over steps); ``Refiner``
-compiles them, runs them in blocks of ``STEPS_PER_CALL`` steps so that a progress bar can
-follow, and splits the draws over the local devices.
+are pure functions over a NamedTuple state, in BlackJAX's form: ``build_kernel`` returns a
+``Kernel`` of ``init`` and ``step`` (vectorised over the draws; the step returns its
+``StepInfo``) and ``run_steps`` (``lax.scan`` over steps, the infos stacked);
+``prodag.inference.compiled`` compiles and caches them, and ``refine`` (host side) runs the
+compiled kernel in blocks of ``STEPS_PER_CALL`` steps so that a progress bar can follow,
+splitting the draws over the local devices.
 """
 
 from __future__ import annotations
@@ -64,14 +66,10 @@ from jax import lax
 from prodag.inference.draws import concatenate_draws
 from prodag.inference.engine import member_layout
 from prodag.inference.kernels import pad_members, select
-from prodag.inference.moves import (  # noqa: F401  (frames_of: the proposals, named here too)
-    KINDS, MOVES, Frames, Movable, frames_of, jump, movable, propose)
+from prodag.inference.moves import KINDS, MOVES, Frames, Movable, movable, proposal
 from prodag.models.base import StructuralEquationModel, Weights
 from prodag.projection import Projector
-from prodag.xla import exact_jit
 
-JUMP_PROBABILITY = 0.2
-"""Share of the steps that jump between fits when ``Target.frames`` is given."""
 STEPS_PER_CALL = 100
 """Steps per run of the compiled loop (the host updates the progress bar in between)."""
 PROJECT_BATCH = 100
@@ -202,13 +200,14 @@ def step(model: StructuralEquationModel, project: Projector, collapse: str | Non
     """One Metropolis step of every draw (module docstring): one proposal of one kind each,
     accepted with the target ratio (times the jump's Jacobian)."""
     k_propose, k_accept = jax.random.split(key)
-    proposal, component, log_jacobian, move = _proposal(k_propose, state, target,
-                                                        model.edge_weight)
-    value = log_target(model, project, proposal, target, collapse)
+    proposed, component, log_jacobian, move = proposal(
+        k_propose, state.weights_tilde, state.component, state.log_target, target.frames,
+        target.prior_std, target.movable, model.edge_weight)
+    value = log_target(model, project, proposed, target, collapse)
     accept = accepts(k_accept, value - state.log_target + log_jacobian)
     moves = jnp.where(move == len(MOVES), component != state.component, True)
     accept = accept & moves
-    weights_tilde = select(accept, proposal, state.weights_tilde)
+    weights_tilde = select(accept, proposed, state.weights_tilde)
     counts = state.counts.at[:, move].add(jnp.stack([jnp.sum(accept * state.counted),
                                                      jnp.sum(moves * state.counted)]))
     return (RefineState(weights_tilde, jnp.where(accept, value, state.log_target), counts,
@@ -222,38 +221,13 @@ def accepts(key: jax.Array, log_ratio: jax.Array) -> jax.Array:
     return jnp.log(jax.random.uniform(key, log_ratio.shape, log_ratio.dtype)) < log_ratio
 
 
-def _proposal(key: jax.Array, state: RefineState, target: Target, edge_weight: str):
-    """``(proposal, its components (n,), log |J| (n,), the kind's index)``: a move within
-    the mode (``propose``), or with ``target.frames`` a ``jump`` for ``JUMP_PROBABILITY`` of
-    the steps."""
-    zero = jnp.zeros(state.log_target.shape, state.log_target.dtype)
-    if target.frames is None:
-        proposal, move = propose(key, state.weights_tilde, edge_weight, target.prior_std,
-                                 target.movable)
-        return proposal, state.component, zero, move
-
-    k_kind, k_move = jax.random.split(key)
-
-    def within(_):
-        proposal, move = propose(k_move, state.weights_tilde, edge_weight, target.prior_std,
-                                 target.movable)
-        return proposal, state.component, zero, move.astype(jnp.int32)
-
-    def between(_):
-        proposal, component, log_jacobian = jump(k_move, state.weights_tilde,
-                                                 state.component, target.frames)
-        return proposal, component, log_jacobian.astype(zero.dtype), jnp.int32(len(MOVES))
-
-    return lax.cond(jax.random.uniform(k_kind) < JUMP_PROBABILITY, between, within, None)
-
-
 def run_steps(model: StructuralEquationModel, project: Projector, collapse: str | None,
-              target: Target, state: RefineState, keys: jax.Array) -> RefineState:
-    """``len(keys)`` steps (``lax.scan``), one key ``(2,)`` each."""
-    state, _ = lax.scan(
-        lambda carry, key: (step(model, project, collapse, target, carry, key)[0], None),
-        state, keys)
-    return state
+              target: Target, state: RefineState,
+              keys: jax.Array) -> tuple[RefineState, StepInfo]:
+    """``len(keys)`` steps (``lax.scan``), one key ``(2,)`` each: the last state and every
+    step's ``StepInfo`` (leading axis ``len(keys)``)."""
+    return lax.scan(lambda carry, key: step(model, project, collapse, target, carry, key),
+                    state, keys)
 
 
 def conditional_noise(model: StructuralEquationModel, project: Projector, collapse: str,
@@ -270,73 +244,88 @@ def conditional_noise(model: StructuralEquationModel, project: Projector, collap
     return _per_draw(one, weights, target)
 
 
-class Refiner:
-    """The compiled refinement kernels (``init``, ``run_steps``) of one model and projection,
-    with the learned noise model its target integrates out (``collapsible``; None: the fitted
-    variances stay fixed) and the ``allowed (p, p)`` edges of the projection (the moves
-    change those weights only, ``moves.Movable``; None: every edge may be one);
-    ``prodag.inference.fitting.refiner`` caches one per configuration."""
+class Kernel(NamedTuple):
+    """The refinement of one model and projection, bound in (``build_kernel``: pure functions;
+    ``prodag.inference.compiled.refinement``: compiled). ``init(weights_tilde, target,
+    counted, component)``; ``step(target, state, key) -> (RefineState, StepInfo)``;
+    ``run_steps(target, state, keys)``: ``len(keys)`` steps; ``conditional_noise(weights_tilde,
+    target)`` (None without ``collapse``, ``collapsible``); ``project(weights_tilde, lams)``;
+    ``movable(weights_tilde)``: the ``Target.movable`` of draws (host side, not compiled)."""
 
-    def __init__(self, model: StructuralEquationModel, project: Projector,
-                 noise_model=None, allowed: np.ndarray | None = None):
-        self.model = model
-        self.project = project
-        self.allowed = allowed
-        self.collapse = collapsible(model, noise_model)
-        self._init = exact_jit(functools.partial(init, model, project, self.collapse))
-        self._run = exact_jit(functools.partial(run_steps, model, project, self.collapse),
-                              compiler_options=FULLY_OPTIMISED)
-        self._noise = (None if self.collapse is None else exact_jit(
-            functools.partial(conditional_noise, model, project, self.collapse)))
-        self._project = exact_jit(lambda w, lams: project_draws(model, project, w, lams))
+    init: Callable
+    step: Callable
+    run_steps: Callable
+    conditional_noise: Callable | None
+    project: Callable
+    movable: Callable
+    collapse: str | None
 
-    def refine(self, weights_tilde: Weights, target: Target, key: jax.Array, n_steps: int,
-               on_block: Callable[[int], None] | None = None,
-               component: np.ndarray | None = None) -> Refined:
-        """Move the draws ``weights_tilde`` (pytree, leading axis n) by ``n_steps`` Metropolis
-        steps targeting ``π`` (module docstring), each starting in its ``component (n,)``
-        of ``target.frames``; ``on_block(steps_done)`` after every block of
-        ``STEPS_PER_CALL`` steps. With several local devices the draws are split over them
-        (padded with copies of the last draw, which the acceptance leaves out)."""
-        n = len(target.lams)
-        component = np.zeros(n, np.int32) if component is None else component
-        draws = (jax.tree.map(jnp.asarray, weights_tilde), target.lams, target.noise,
-                 target.resample, jnp.asarray(component, jnp.int32))
-        if jax.local_device_count() > 1:
-            padded, place = member_layout(n)
-            draws = place(pad_members(draws, padded - n))
-        weights_tilde, lams, noise, resample, component = draws
-        target = target._replace(lams=lams, noise=noise, resample=resample, movable=(
-            None if self.allowed is None
-            else movable(weights_tilde, self.model.edge_weight, self.allowed)))
-        state = self._init(weights_tilde, target, jnp.arange(len(lams)) < n, component)
-        done = 0
-        while done < n_steps:
-            block = min(STEPS_PER_CALL, n_steps - done)
-            keys = jax.random.split(jax.random.fold_in(key, done), block)
-            state = self._run(target, state, keys)
-            done += block
-            if on_block is not None:
-                on_block(done)
-        counts = np.asarray(state.counts)
-        noise = (target.noise if self._noise is None
-                 else self._noise(state.weights_tilde, target))
-        return Refined(jax.tree.map(lambda x: np.asarray(x)[:n], state.weights_tilde),
-                       np.asarray(target.lams)[:n], np.asarray(noise)[:n],
-                       counts[0] / np.maximum(counts[1], 1))
 
-    def project_draws(self, weights_tilde: dict[str, np.ndarray],
-                      lams: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        """Projected weights ``ω`` (numpy pytree) and graphs ``W (n, p, p)`` of draws ``ω̃``
-        at ``lams (n,)``, in batches of ``PROJECT_BATCH`` (one compilation for every n)."""
-        n = len(lams)
-        padded = -(-n // PROJECT_BATCH) * PROJECT_BATCH
-        rows = np.minimum(np.arange(padded), n - 1)
-        batches = [self._project({name: jnp.asarray(value[rows[b:b + PROJECT_BATCH]])
-                                  for name, value in weights_tilde.items()},
-                                 jnp.asarray(lams[rows[b:b + PROJECT_BATCH]]))
-                   for b in range(0, padded, PROJECT_BATCH)]
-        return concatenate_draws(batches, n)
+def build_kernel(model: StructuralEquationModel, project: Projector, noise_model=None,
+                 allowed: np.ndarray | None = None) -> Kernel:
+    """The refinement ``Kernel`` of ``model`` and ``project``, with the learned
+    ``noise_model`` its target integrates out where it can (``collapsible``; None: the fitted
+    variances stay fixed) and the ``allowed (p, p)`` edges of the projection (the moves change
+    those weights only, ``moves.Movable``; None: every edge may be one)."""
+    collapse = collapsible(model, noise_model)
+    bind = functools.partial
+    return Kernel(bind(init, model, project, collapse), bind(step, model, project, collapse),
+                  bind(run_steps, model, project, collapse),
+                  None if collapse is None else bind(conditional_noise, model, project,
+                                                     collapse),
+                  lambda w, lams: project_draws(model, project, w, lams),
+                  lambda w: None if allowed is None else movable(w, model.edge_weight, allowed),
+                  collapse)
+
+
+def refine(kernel: Kernel, weights_tilde: Weights, target: Target, key: jax.Array,
+           n_steps: int, on_block: Callable[[int], None] | None = None,
+           component: np.ndarray | None = None) -> Refined:
+    """Move the draws ``weights_tilde`` (pytree, leading axis n) by ``n_steps`` Metropolis
+    steps targeting ``π`` (module docstring) with the compiled ``kernel``, each starting in its
+    ``component (n,)`` of ``target.frames``; ``on_block(steps_done)`` after every block of
+    ``STEPS_PER_CALL`` steps. With several local devices the draws are split over them
+    (padded with copies of the last draw, which the acceptance leaves out)."""
+    n = len(target.lams)
+    component = np.zeros(n, np.int32) if component is None else component
+    draws = (jax.tree.map(jnp.asarray, weights_tilde), target.lams, target.noise,
+             target.resample, jnp.asarray(component, jnp.int32))
+    if jax.local_device_count() > 1:
+        padded, place = member_layout(n)
+        draws = place(pad_members(draws, padded - n))
+    weights_tilde, lams, noise, resample, component = draws
+    target = target._replace(lams=lams, noise=noise, resample=resample,
+                             movable=kernel.movable(weights_tilde))
+    state = kernel.init(weights_tilde, target, jnp.arange(len(lams)) < n, component)
+    done = 0
+    while done < n_steps:
+        block = min(STEPS_PER_CALL, n_steps - done)
+        keys = jax.random.split(jax.random.fold_in(key, done), block)
+        state, _ = kernel.run_steps(target, state, keys)
+        done += block
+        if on_block is not None:
+            on_block(done)
+    counts = np.asarray(state.counts)
+    noise = (target.noise if kernel.conditional_noise is None
+             else kernel.conditional_noise(state.weights_tilde, target))
+    return Refined(jax.tree.map(lambda x: np.asarray(x)[:n], state.weights_tilde),
+                   np.asarray(target.lams)[:n], np.asarray(noise)[:n],
+                   counts[0] / np.maximum(counts[1], 1))
+
+
+def project_in_batches(kernel: Kernel, weights_tilde: dict[str, np.ndarray],
+                       lams: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Projected weights ``ω`` (numpy pytree) and graphs ``W (n, p, p)`` of draws ``ω̃`` at
+    ``lams (n,)`` with the compiled ``kernel``, in batches of ``PROJECT_BATCH`` (one
+    compilation for every n)."""
+    n = len(lams)
+    padded = -(-n // PROJECT_BATCH) * PROJECT_BATCH
+    index = np.minimum(np.arange(padded), n - 1)
+    batches = [kernel.project({name: jnp.asarray(value[index[b:b + PROJECT_BATCH]])
+                               for name, value in weights_tilde.items()},
+                              jnp.asarray(lams[index[b:b + PROJECT_BATCH]]))
+               for b in range(0, padded, PROJECT_BATCH)]
+    return concatenate_draws(batches, n)
 
 
 def project_draws(model: StructuralEquationModel, project: Projector, weights_tilde: Weights,

@@ -19,7 +19,7 @@ Every step (one temperature): the next ``β`` is chosen by bisection so that the
 sample size of the incremental weights ``exp((β' − β)(log target − log q))`` is
 ``ESS_FRACTION`` of the particles (or ``β' = 1`` once that is reached); the particles are
 resampled by their weights (systematic resampling) and moved by ``MUTATION_STEPS`` Metropolis
-steps that leave ``π_β'`` invariant: refinement's moves (``refinement.propose``: one entry, all
+steps that leave ``π_β'`` invariant: refinement's moves (``moves.propose``: one entry, all
 entries, an edge reversal) and, with learned noise, a random walk on ``log σ²``. Every particle
 is projected exactly in every step, so every draw is an exact DAG.
 
@@ -47,10 +47,10 @@ from jax.scipy.special import logsumexp
 
 from prodag.inference import refinement
 from prodag.inference.kernels import select
+from prodag.inference import moves
 from prodag.inference.moves import flatten
 from prodag.models.base import StructuralEquationModel, Weights
 from prodag.projection import Projector
-from prodag.xla import exact_jit
 
 ESS_FRACTION = 0.5
 """Effective sample size, as a share of a population, each temperature's weights keep."""
@@ -110,7 +110,9 @@ class Info(NamedTuple):
 
 class Kernel(NamedTuple):
     """``init(key, proposal, target, n_populations, n_particles) -> State`` and
-    ``step(key, state, proposal, target) -> (State, Info)``, both jitted."""
+    ``step(key, state, proposal, target) -> (State, Info)``: pure (``build_kernel``), or
+    compiled (``prodag.inference.compiled.smc``; ``n_populations`` and ``n_particles``
+    static)."""
 
     init: Callable
     step: Callable
@@ -191,7 +193,7 @@ def next_beta(beta: jax.Array, increments: jax.Array, ess_fraction: float,
 def build_kernel(model: StructuralEquationModel, project: Projector,
                  mutation_steps: int = MUTATION_STEPS, ess_fraction: float = ESS_FRACTION,
                  min_temperatures: int = MIN_TEMPERATURES) -> Kernel:
-    """The SMC kernel of one model and projection (module docstring)."""
+    """The SMC kernel of one model and projection (module docstring), pure functions."""
 
     def log_target(position, lams, target):
         weights = {name: value for name, value in position.items() if name != NOISE}
@@ -215,7 +217,7 @@ def build_kernel(model: StructuralEquationModel, project: Projector,
         (position, log_q, log_t), counts = carry
         k_move, k_accept, k_noise, k_noise_accept = jax.random.split(key, 4)
         weights = {name: value for name, value in position.items() if name != NOISE}
-        moved, move = refinement.propose(k_move, weights, model.edge_weight, target.prior_std)
+        moved, move = moves.propose(k_move, weights, model.edge_weight, target.prior_std)
         state, accepted = metropolis(k_accept, {**position, **moved}, (position, log_q, log_t),
                                      lams, beta, proposal, target)
         counts = counts.at[:, move].add(jnp.stack([accepted, lams.shape[0]]).astype(counts.dtype))
@@ -267,7 +269,7 @@ def build_kernel(model: StructuralEquationModel, project: Projector,
         return (State(position, lams, log_q, log_t, beta, log_evidence),
                 Info(beta, effective, counts))
 
-    return Kernel(exact_jit(init, static_argnums=(3, 4)), exact_jit(step))
+    return Kernel(init, step)
 
 
 def run(kernel: Kernel, key: jax.Array, proposal: Proposal, target: refinement.Target,

@@ -16,7 +16,7 @@ def lambda_path(path, spec: FitSpec, lam: float, check: Checker) -> dict | None:
         check.that(path is None, "'lambda_path_' must be null for a fixed lam")
         return None
     from prodag.config.parameters import CRITERIA
-    from prodag.inference.selection import BELOW_GRID, BELOW_GRID_ROUNDS
+    from prodag.inference.radius_selection import BELOW_GRID, BELOW_GRID_ROUNDS
 
     n_lambdas, select_by = spec.n_lambdas, spec.select_by
 

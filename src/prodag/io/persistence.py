@@ -5,9 +5,9 @@ A file holds the estimator's parameters and its fitted posterior
 
 No pickle. ``load`` checks everything it reads against everything else (format version, every
 metadata field's type and range, every array's name, shape, dtype and finiteness, the SEM
-against the weight arrays present) and raises ``ModelFileError`` for anything that is not a
-model written by ``save``, so a damaged or hand-edited file fails at load, not later in
-``sample()``.
+against the weight arrays present) and raises ``prodag.io.model_file.ModelFileError`` for
+anything that is not a model written by ``save``, so a damaged or hand-edited file fails at
+load, not later in ``sample()``.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from prodag.inputs import candidates
 from prodag.inputs.knowledge import Tiers
 from prodag.inputs.preprocessing import on_common_scale
 from prodag.io import metadata_checks, upgrades
-from prodag.io.model_file import Checker, ModelFileError, read  # noqa: F401  (ModelFileError: API)
+from prodag.io.model_file import Checker, read
 from prodag.models.variational import VariationalParams
 from prodag.posterior.fitted import FittedPosterior
 

@@ -14,7 +14,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag.inference import fitting
+from prodag.inference import compiled, refinement
+from prodag.inference import draws as fit_draws
 from prodag.inputs.checks import check_integer, check_seed
 from prodag.posterior import mixture
 from prodag.posterior.fitted import FittedPosterior
@@ -38,15 +39,18 @@ def draw_rows(n_draws: int, n: int, key: jax.Array) -> np.ndarray:
     return np.concatenate([order, extra])[:n]
 
 
-def stored_draws(config, draws, rows: np.ndarray | None = None) -> tuple[dict, np.ndarray]:
-    """The fit's own draws ``draws`` (``prodag.inference.refinement.Refined``; rows ``rows``
-    of them, all by default) as the posterior samples them: projected at their radii
+def stored_draws(config, draws, picked: np.ndarray | None = None) -> tuple[dict, np.ndarray]:
+    """The fit's own draws ``draws`` (``prodag.inference.refinement.Refined``; those at the
+    indices ``picked``, all by default) as the posterior samples them: projected at their radii
     (``config``: the fit's ``ModelConfig``), negligible entries dropped; the model weights
     and the graphs ``(n, p, p)``, fitted units."""
-    rows = np.arange(len(draws.lams)) if rows is None else rows
-    weights, graphs = fitting.refiner(config).project_draws(
-        {name: value[rows] for name, value in draws.weights_tilde.items()}, draws.lams[rows])
-    return without_negligible(config.sem, weights, graphs, draws.noise[rows], config.knowledge)
+    picked = np.arange(len(draws.lams)) if picked is None else picked
+    weights, graphs = refinement.project_in_batches(
+        compiled.refinement_kernel(config),
+        {name: value[picked] for name, value in draws.weights_tilde.items()},
+        draws.lams[picked])
+    return without_negligible(config.sem, weights, graphs, draws.noise[picked],
+                              config.knowledge)
 
 
 def draw(fitted: FittedPosterior, n: int, seed=None) -> tuple[dict, np.ndarray]:
@@ -57,11 +61,11 @@ def draw(fitted: FittedPosterior, n: int, seed=None) -> tuple[dict, np.ndarray]:
     config, draws = fitted.spec.config, fitted.draws
     if draws is not None:
         return stored_draws(config, draws, draw_rows(len(draws.lams), n, key))
-    sampler = fitting.sampler(config)
+    draw_batch = compiled.sampler(config)
 
     def sample(k, component_key, m):
-        return sampler.sample(jax.tree.map(jnp.asarray, fitted.components[k]), component_key,
-                              m, fitted.lams[k])
+        return fit_draws.sample(draw_batch, jax.tree.map(jnp.asarray, fitted.components[k]),
+                                component_key, m, fitted.lams[k])
     weights, graphs = mixture.sample_mixture(sample, list(range(len(fitted.components))),
                                              fitted.weights, key, n)
     return without_negligible(config.sem, weights, graphs, fitted.noise_variance,

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from prodag.compiled import njit as _njit
-from prodag.compiled import numba  # None without numba: the pure-JAX search is used instead
+from prodag.numba_jit import njit as _njit
+from prodag.numba_jit import numba  # None without numba: the pure-JAX search is used instead
 
 
 @_njit

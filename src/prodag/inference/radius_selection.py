@@ -18,15 +18,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from prodag.config.parameters import VALIDATION_FRACTION
 from prodag.inputs.validation import DataError
-
-if TYPE_CHECKING:
-    import jax
 
 POLISHED_RADII = 2
 """Radii (the best by the criterion after one start each) fitted again from every start."""
@@ -110,14 +107,14 @@ batch) and return one fit per spec, in order; ``stage`` names the batch on the p
 (``prodag.fit.plan.n_fits``) leaves out, which the progress bar's total gains when they run."""
 
 
-def select_lambda(fit_path: FitMembers, lam_max_of: Callable[[int, Any, Any], float],
+def select_lambda(fit_members: FitMembers, lam_max_of: Callable[[int, Any, Any], float],
                   score: Callable[[int, Any, float, Any], float], n_lambdas: int,
                   criterion: str, keys: list, n_restarts: int = 1,
                   refit: FitMembers | None = None) -> list[Selection]:
     """Fit the λ path (module docstring) of every chain at once and return each chain's fits
     at its chosen radius. Chain ``c`` trains from ``keys[c]``.
 
-    Each stage is one batch of members over the chains (``fit_path``): the λ = ∞ fits; then
+    Each stage is one batch of members over the chains (``fit_members``): the λ = ∞ fits; then
     every radius of every chain's grid from the first start; then the other
     ``n_restarts - 1`` starts at each chain's ``POLISHED_RADII`` best radii, and each chain
     keeps the radius whose best fit scores best (``docs/findings.md``: restarts elsewhere did
@@ -130,7 +127,7 @@ def select_lambda(fit_path: FitMembers, lam_max_of: Callable[[int, Any, Any], fl
 
     chains = range(len(keys))
     fit_key, score_key, sample_key, refit_key = zip(*(jax.random.split(k, 4) for k in keys))
-    unbounded = fit_path([MemberSpec(c, math.inf, 0, jax.random.fold_in(fit_key[c], 0))
+    unbounded = fit_members([MemberSpec(c, math.inf, 0, jax.random.fold_in(fit_key[c], 0))
                           for c in chains], "λ=∞")
     grids = [lambda_grid(lam_max_of(c, unbounded[c], sample_key[c]), n_lambdas)
              for c in chains]
@@ -138,7 +135,7 @@ def select_lambda(fit_path: FitMembers, lam_max_of: Callable[[int, Any, Any], fl
     def radius_key(c: int, i: int, start: int):
         return jax.random.fold_in(jax.random.fold_in(fit_key[c], i + 1), start)
 
-    firsts = fit_path([MemberSpec(c, float(lam), 0, radius_key(c, i, 0))
+    firsts = fit_members([MemberSpec(c, float(lam), 0, radius_key(c, i, 0))
                        for c in chains for i, lam in enumerate(grids[c])],
                       f"{n_lambdas} radii", (SCREEN_AFTER_EPOCHS, SCREEN_MARGIN)
                       if criterion == "elbo" and refit is None else None)
@@ -152,7 +149,7 @@ def select_lambda(fit_path: FitMembers, lam_max_of: Callable[[int, Any, Any], fl
             break
         below = [(c, len(grids[c]) + j, float(grids[c][-1] * share))
                  for c in low for j, share in enumerate(BELOW_GRID)]
-        fits = fit_path([MemberSpec(c, lam, 0, radius_key(c, i, 0)) for c, i, lam in below],
+        fits = fit_members([MemberSpec(c, lam, 0, radius_key(c, i, 0)) for c, i, lam in below],
                         "radii below the grid", unplanned=True)
         for (c, _, lam), fit in zip(below, fits):
             grids[c] = np.append(grids[c], lam)
@@ -173,7 +170,7 @@ def select_lambda(fit_path: FitMembers, lam_max_of: Callable[[int, Any, Any], fl
         return [Selection(results[c][best[c]], float(grids[c][best[c]]), paths[c],
                           path_fits[c]) for c in chains]
     polished = [(c, i) for c in chains for i in _best_indices(scores[c], POLISHED_RADII)]
-    others = fit_path([MemberSpec(c, float(grids[c][i]), r, radius_key(c, i, r))
+    others = fit_members([MemberSpec(c, float(grids[c][i]), r, radius_key(c, i, r))
                        for c, i in polished for r in range(1, n_restarts)],
                       f"{POLISHED_RADII} radii × {n_restarts - 1} starts")
     selections = []
