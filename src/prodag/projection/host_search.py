@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag.compiled import numba  # None without numba: the pure-JAX search is used instead
+from prodag.numba_jit import numba  # None without numba: the pure-JAX search is used instead
 from prodag.projection.search_kernel import search_positions_batch
 from prodag.projection.search_kernel_sparse import neighbour_lists, search_positions_batch_sparse
 

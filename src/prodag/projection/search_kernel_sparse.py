@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from prodag.compiled import njit as _njit
-from prodag.compiled import numba
+from prodag.numba_jit import njit as _njit
+from prodag.numba_jit import numba
 from prodag.projection.search_kernel import _repeats_an_earlier_start
 
 
