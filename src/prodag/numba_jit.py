@@ -1,7 +1,8 @@
 """numba where it is installed, shared by the kernels compiled with numba
 (``prodag.inference.parent_selection``, ``prodag.projection.search_kernel`` and
-``search_kernel_sparse``, called through ``host_search``): ``numba`` is the module, or None without it, and ``njit`` compiles a function (cached on disk, releasing the
-GIL) or, without numba, returns it unchanged to run as plain Python. JAX's programs compile
+``search_kernel_sparse``, called through ``host_search``): ``numba`` is the module, or None
+without it, and ``njit`` compiles a function (cached on disk, releasing the GIL) or, without
+numba, returns it unchanged to run as plain Python. JAX's programs compile
 through ``prodag.xla`` instead."""
 
 from __future__ import annotations
