@@ -250,7 +250,7 @@ class ProDAG(ParameterProtocol):
         check_probability("threshold", threshold)
         graphs = in_units(self._cached_graphs(n_samples),
                           column_sd(self.scale_, self.spec_.standardize), units)
-        return edge_graph(graphs, self.columns_, threshold)
+        return edge_graph(graphs, edge_probabilities(graphs), self.columns_, threshold)
 
     def predict(self, X, n_samples: int = 100, seed=None, conditions=None) -> np.ndarray:
         """Posterior mean ``(n, p)`` of each variable given the others in data units (for a

@@ -1,5 +1,6 @@
 """The fitted posterior: drawing projected samples and summarising them (edge probabilities are
-``prodag.metrics.edge_probabilities``; saving is ``prodag.io.persistence``).
+``prodag.metrics.edge_probabilities``, which the estimator passes in; saving is
+``prodag.io.persistence``).
 
 Samples are drawn in batches of a fixed size by one compiled function, so any number of
 samples reuses one compilation; batch ``b`` uses the key ``fold_in(key, b)``, so the first
@@ -60,15 +61,12 @@ def mean_weight_given_edge(graphs: np.ndarray) -> np.ndarray:
 
 
 
-def edge_graph(graphs: np.ndarray, columns: list, threshold: float):
-    """A ``networkx.DiGraph`` on ``columns`` of the edges whose share among the sampled
-    ``graphs (S, p, p)`` exceeds ``threshold``, each with its ``probability`` and ``weight``
-    (``mean_weight_given_edge``)."""
+def edge_graph(graphs: np.ndarray, probabilities: np.ndarray, columns: list, threshold: float):
+    """A ``networkx.DiGraph`` on ``columns`` of the edges whose ``probabilities (p, p)`` (their
+    share among the sampled ``graphs (S, p, p)``, computed by the caller) exceed
+    ``threshold``, each with its ``probability`` and ``weight`` (``mean_weight_given_edge``)."""
     import networkx as nx
 
-    from prodag.metrics import edge_probabilities
-
-    probabilities = edge_probabilities(graphs)
     weights = mean_weight_given_edge(graphs)
     graph = nx.DiGraph()
     graph.add_nodes_from(columns)
