@@ -119,12 +119,18 @@ PIPELINE = (("prodag.inputs",), ("prodag.projection",), ("prodag.models",), ("pr
             ("prodag.inference",), ("prodag.posterior",), ("prodag.io",), ("prodag.fit",))
 """The packages in the order the data flow through them (DESIGN.md): each imports only from
 its own group and the groups before it (and the shared modules at the top of the package)."""
+EVALUATION = ("prodag.evaluation",)
+"""Simulated data, scores, bundled data sets and figures: built on the pipeline, used by the
+estimator and the command line; no package of the pipeline imports them."""
 FIT_STEPS = ("prodag.estimator", "prodag.effects", "prodag.cli")
-"""The estimator and what uses a fitted posterior: no package of the pipeline imports them."""
+"""The estimator and what uses a fitted posterior: no package of the pipeline, and nothing of
+the evaluation, imports them."""
 LAYERS = {  # a module of the first group imports none of the second
     **{" and ".join(name.removeprefix("prodag.") for name in group): (
-        group, tuple(name for later in PIPELINE[i + 1:] for name in later) + FIT_STEPS)
+        group, tuple(name for later in PIPELINE[i + 1:] for name in later) + EVALUATION
+        + FIT_STEPS)
        for i, group in enumerate(PIPELINE)},
+    "evaluation": (EVALUATION, FIT_STEPS),
     "the library": (("prodag",), ("prodag.cli",)),
 }
 
@@ -304,4 +310,5 @@ def test_every_package_of_the_library_has_its_place_in_the_pipeline():
     folder = PACKAGES["prodag"]
     packages = {f"prodag.{path.name}" for path in folder.iterdir()
                 if (path / "__init__.py").exists()}
-    assert packages == {name for group in PIPELINE for name in group} | {"prodag.cli"}
+    assert packages == ({name for group in PIPELINE for name in group} | set(EVALUATION)
+                        | {"prodag.cli"})

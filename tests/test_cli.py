@@ -483,7 +483,7 @@ def test_a_data_warning_is_one_warning_line(tmp_path):
 
 def test_fit_reads_the_conditions_column_as_the_api_takes_conditions(tmp_path):
     from prodag import ProDAG, TrainingOptions
-    from prodag.metrics import edge_probabilities
+    from prodag.evaluation.metrics import edge_probabilities
 
     rng = np.random.default_rng(0)
     a = rng.standard_normal(90)

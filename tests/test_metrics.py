@@ -161,7 +161,7 @@ def test_errors(call, match):
 
 
 def test_expected_shd_over_chosen_pairs_counts_only_those_pairs():
-    from prodag.metrics import expected_shd
+    from prodag.evaluation.metrics import expected_shd
 
     truth = np.zeros((3, 3))
     truth[0, 1] = truth[1, 2] = 1
@@ -176,7 +176,7 @@ def test_expected_shd_over_chosen_pairs_counts_only_those_pairs():
 
 
 def test_calibration_error_by_hand():
-    from prodag.metrics import calibration_error, reliability
+    from prodag.evaluation.metrics import calibration_error, reliability
 
     truth = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])
     # Off-diagonal entries in row order: (0,1) T, (0,2) F, (1,0) F, (1,2) T, (2,0) F, (2,1) F.

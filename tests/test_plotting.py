@@ -97,7 +97,7 @@ def test_benchmark_panels_show_mean_and_standard_error_per_method():
 
 
 def test_reliability_diagram_draws_the_bins_and_names_the_error():
-    from prodag.plotting import plot_reliability
+    from prodag.evaluation.plotting import plot_reliability
 
     truth = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])
     probs = np.array([[0.0, 0.95, 0.05], [0.05, 0.0, 0.55], [0.05, 0.45, 0.0]])
@@ -108,7 +108,7 @@ def test_reliability_diagram_draws_the_bins_and_names_the_error():
 
 
 def test_a_heatmap_of_many_variables_stays_legible():
-    from prodag.plotting import plot_edge_probabilities
+    from prodag.evaluation.plotting import plot_edge_probabilities
 
     for p in (50, 150):
         names = [f"v{j}" for j in range(p)]

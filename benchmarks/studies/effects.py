@@ -60,7 +60,7 @@ def least_squares_weights(X: np.ndarray, support: np.ndarray) -> np.ndarray:
 def mlp_shift_effects(weights: dict, order: np.ndarray, rows: int, seed: int) -> np.ndarray:
     """``(p, p)`` effects of a unit shift in the simulator's MLP SEM (``prodag.simulate``),
     on ``rows`` Gaussian noise rows shared by every simulation."""
-    from prodag.simulate import mlp_sem
+    from prodag.evaluation.simulate import mlp_sem
 
     p = weights["W2"].shape[0]
     noise = np.random.default_rng([seed, 7]).standard_normal((rows, p))

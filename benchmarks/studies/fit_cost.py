@@ -24,9 +24,9 @@ import numpy as np
 
 from prodag import ProDAG
 from prodag.config.spec import resolve
+from prodag.evaluation.simulate import dataset
 from prodag.fit import prepare
 from prodag.inference import compiled, fitting
-from prodag.simulate import dataset
 
 from .. import RESULTS_DIR
 

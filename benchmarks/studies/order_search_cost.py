@@ -24,9 +24,9 @@ import time
 import numpy as np
 
 from prodag.config.starts import MANY_STARTS_UP_TO, n_searched_graphs
+from prodag.evaluation.simulate import dataset
 from prodag.inference import order_search
 from prodag.inference.initialization import ORDER_SEARCH_STARTS
-from prodag.simulate import dataset
 
 from .. import RESULTS_DIR
 

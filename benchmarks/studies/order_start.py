@@ -33,7 +33,7 @@ import time
 
 import numpy as np
 
-from prodag.metrics import METRICS
+from prodag.evaluation.metrics import METRICS
 
 from .. import RESULTS_DIR
 from ..suite.synthetic import parse_options

@@ -26,7 +26,7 @@ import numpy as np
 
 from prodag import ProDAG
 from prodag.config.parameters import nest
-from prodag.metrics import edge_probabilities
+from prodag.evaluation.metrics import edge_probabilities
 
 from .. import RESULTS_DIR
 from ..suite.synthetic import parse_options

@@ -50,7 +50,7 @@ def run_dataset(p: int, seed: int, n: int, lam: float, options: dict, tempering:
     with unit noise (``"fixed"``) or the learned ``"estimate"`` / ``"equal"``. With
     ``variants {name: options}``: one row per variant (its ``"variant"``), all against the
     same reference run."""
-    from prodag.simulate import dataset
+    from prodag.evaluation.simulate import dataset
 
     data = dataset(p, p, n, graph="er", sem="linear", seed=seed)
     noise_variance = 1.0 if noise == "fixed" else noise
@@ -66,7 +66,7 @@ def _compare(data, reference: Reference, p: int, seed: int, n: int, lam: float, 
     """One ProDAG fit of ``data`` with ``options`` against the ``reference``: a result row."""
     from prodag import ProDAG
     from prodag.config.parameters import nest
-    from prodag.metrics import evaluate
+    from prodag.evaluation.metrics import evaluate
 
     noise_variance = 1.0 if noise == "fixed" else noise
     start = time.perf_counter()
@@ -144,8 +144,8 @@ def compare_modes(p: int, seed: int, n: int, lam: float, restarts: int, options:
     ``loc``), and the reference's mass on DAGs consistent with it is reported too."""
     from prodag import ProDAG, ProjectedNormal
     from prodag.config.parameters import nest
+    from prodag.evaluation.simulate import dataset
     from prodag.projection.exact import exact_positions
-    from prodag.simulate import dataset
 
     data = dataset(p, p, n, graph="er", sem="linear", seed=seed)
     reference = sample(data.X, lam, 1.0, tempering, seed=seed)

@@ -28,7 +28,7 @@ import warnings
 
 import numpy as np
 
-from prodag.metrics import METRICS
+from prodag.evaluation.metrics import METRICS
 from prodag.posterior.chains import ChainDisagreementWarning
 
 from .. import RESULTS_DIR

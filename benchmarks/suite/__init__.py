@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from prodag.metrics import METRICS
+from prodag.evaluation.metrics import METRICS
 
 from .. import RESULTS_DIR
 from . import munin, sachs, synthetic
@@ -172,7 +172,7 @@ def plot_bars(rows: list[dict], title: str):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from prodag.plotting import METRIC_LABELS, summarize
+    from prodag.evaluation.plotting import METRIC_LABELS, summarize
 
     frame = pd.DataFrame(rows)
     if "graph" not in frame:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from prodag.metrics import METRICS
+from prodag.evaluation.metrics import METRICS
 
 from .checkpoint import Checkpoint
 

@@ -51,8 +51,8 @@ from functools import partial
 
 import numpy as np
 
-from prodag.metrics import METRICS
-from prodag.simulate import SEMS
+from prodag.evaluation.metrics import METRICS
+from prodag.evaluation.simulate import SEMS
 
 from .. import RESULTS_DIR
 

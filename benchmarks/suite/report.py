@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from prodag.metrics import METRICS
+from prodag.evaluation.metrics import METRICS
 
 from .. import RESULTS_DIR
 from . import EXPERIMENTS, figure, markdown, summary_table

@@ -30,9 +30,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from prodag.metrics import METRICS
+from prodag.evaluation.metrics import METRICS
+from prodag.evaluation.simulate import SEMS
 from prodag.projection import METHODS
-from prodag.simulate import SEMS
 
 from .. import RESULTS_DIR
 

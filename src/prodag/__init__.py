@@ -17,7 +17,9 @@ _LAZY_ATTRIBUTES = {
     "Tiers": "prodag.inputs.knowledge",
     "AssumptionWarning": "prodag.inputs.assumptions",
 }
-_LAZY_MODULES = ("simulate", "metrics", "datasets", "graph", "plotting")
+_LAZY_MODULES = {"simulate": "prodag.evaluation.simulate", "metrics": "prodag.evaluation.metrics",
+                 "datasets": "prodag.evaluation.datasets", "graph": "prodag.graph",
+                 "plotting": "prodag.evaluation.plotting"}
 
 __all__ = [*_LAZY_ATTRIBUTES, *_LAZY_MODULES, "__version__"]
 
@@ -26,7 +28,7 @@ def __getattr__(name):
     if name in _LAZY_ATTRIBUTES:
         return getattr(import_module(_LAZY_ATTRIBUTES[name]), name)
     if name in _LAZY_MODULES:
-        return import_module(f"prodag.{name}")
+        return import_module(_LAZY_MODULES[name])
     raise AttributeError(f"module 'prodag' has no attribute {name!r}")
 
 

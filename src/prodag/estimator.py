@@ -27,13 +27,13 @@ from prodag import effects
 from prodag.config import parameters
 from prodag.config.parameters import NetworkOptions, TrainingOptions  # noqa: F401  (documented)
 from prodag.config.protocol import ParameterProtocol
+from prodag.evaluation.metrics import edge_probabilities
 from prodag.fit import prepare, run as run_fit
 from prodag.inference.draws import edge_graph
 from prodag.inputs import interventions as interventions_module, validation
 from prodag.inputs.checks import check_probability
 from prodag.inputs.units import column_sd, in_units
 from prodag.io import persistence
-from prodag.metrics import edge_probabilities
 from prodag.posterior import chains, samples
 from prodag.posterior.fitted import FittedPosterior
 from prodag.progress import Progress

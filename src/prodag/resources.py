@@ -35,7 +35,7 @@ def available_memory() -> int | None:
 
 
 def simulation_bytes(p: int, n: int) -> int:
-    """Memory of ``prodag.simulate.dataset`` for ``p`` variables and ``n`` rows: a few
+    """Memory of ``prodag.evaluation.simulate.dataset`` for ``p`` variables and ``n`` rows: a few
     ``(p, p)`` float64 matrices (adjacency, weights, their products) and the ``(n, p)`` data
     with its noise."""
     return 8 * (4 * p * p + 3 * n * p)
@@ -129,8 +129,8 @@ LIMIT_SECONDS = 300.0
 """Jobs besides the fit itself (simulating a dataset, drawing the results' graphs) estimated
 to take longer than this are refused before they start, naming the size and this limit."""
 SOLVE_SECONDS = 1.0e-10
-"""Seconds per ``p³`` of the linear SEM's solve in ``prodag.simulate.dataset`` (timed at
-p = 2000 and 4000 on a 2-core machine under load: 2.3 s and 6.4 s in all)."""
+"""Seconds per ``p³`` of the linear SEM's solve in ``prodag.evaluation.simulate.dataset``
+(timed at p = 2000 and 4000 on a 2-core machine under load: 2.3 s and 6.4 s in all)."""
 CSV_SECONDS = 1.0e-6
 """Seconds to write one number into a CSV file (pandas, the same machine)."""
 CSV_BYTES = 20

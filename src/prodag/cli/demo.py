@@ -108,7 +108,7 @@ def demo(
     Writes into --out: edge_probabilities.csv, samples.npz, posterior.npz, heatmap.png,
     graph.png, disagreeing_edges.csv (as prodag fit does) and metrics.json (the scores).
     """
-    from prodag import datasets
+    from prodag.evaluation import datasets
 
     check_out(out, DEMO_FILES)
     sachs = datasets.load_sachs()

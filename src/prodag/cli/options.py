@@ -13,10 +13,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from prodag import simulate
 from prodag.cli.helpformat import PANELS
 from prodag.config.parameters import CRITERIA, GROUPS, NOISE_MODELS, as_dict, check_lam
 from prodag.estimator import ProDAG
+from prodag.evaluation import simulate
 from prodag.inputs.interventions import INTERVENTION_KINDS
 from prodag.inputs.knowledge import Tiers
 from prodag.models import LIKELIHOODS, SEM_NAMES

@@ -136,8 +136,8 @@ def write_results(estimator, variables: list[str], out: Path, *, threshold: floa
     ``samples.npz`` holds ``estimator.sample(n_draws)`` (the estimator's own sampling key),
     exactly what ``prodag evaluate`` draws from the saved ``posterior.npz``.
     """
-    from prodag import plotting
-    from prodag.metrics import edge_probabilities
+    from prodag.evaluation import plotting
+    from prodag.evaluation.metrics import edge_probabilities
 
     if len(variables) > LARGE_P:  # many large projections and pictures: say what runs
         typer.echo(f"Drawing {n_draws} graphs from the posterior and writing the results...")

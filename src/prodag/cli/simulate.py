@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import typer
 
-from prodag import simulate as simulators
 from prodag.cli import options as o
 from prodag.cli.errors import friendly_errors
 from prodag.cli.folders import check_out, results_folder
+from prodag.evaluation import simulate as simulators
 from prodag.graph import edge_names
 from prodag.resources import (check_memory, check_simulation, format_duration,
                               simulation_bytes)
@@ -23,7 +23,7 @@ ANNOUNCED_SIMULATION_SECONDS = 30.0
 
 DEFAULTS = {name: parameter.default
             for name, parameter in inspect.signature(simulators.dataset).parameters.items()}
-"""The defaults of ``prodag.simulate.dataset``, shared with this command."""
+"""The defaults of ``prodag.evaluation.simulate.dataset``, shared with this command."""
 
 
 SIMULATED_FILES = ["data.csv", "graph.csv", "weights.csv"]

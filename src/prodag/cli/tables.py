@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import typer
 
+from prodag.evaluation.metrics import METRICS
 from prodag.inputs.units import UNITS, standardized
-from prodag.metrics import METRICS
 
 
 Units = Enum("Units", [(value, value) for value in UNITS], type=str)
@@ -86,7 +86,7 @@ def print_edges(table: pd.DataFrame, threshold: float, top: int,
 
 def posterior_metrics(samples: np.ndarray, truth: np.ndarray) -> dict[str, float]:
     """Brier score, expected SHD, expected F1 and AUROC of posterior ``samples`` vs ``truth``."""
-    from prodag import metrics
+    from prodag.evaluation import metrics
 
     return {name: float(value) for name, value in metrics.evaluate(truth, samples).items()}
 

@@ -1,5 +1,5 @@
 """The fitted posterior: drawing projected samples and summarising them (edge probabilities are
-``prodag.metrics.edge_probabilities``, which the estimator passes in; saving is
+``prodag.evaluation.metrics.edge_probabilities``, which the estimator passes in; saving is
 ``prodag.io.persistence``).
 
 Samples are drawn in batches of a fixed size by one compiled function, so any number of

@@ -1,6 +1,6 @@
 """Checks of single setting values (numbers, integers, seeds, choices, vectors), each raising a
 ``ValueError`` that names the setting and the value it got: the parts ``prodag.config.parameters``'s
-rules, ``prodag.simulate`` and ``prodag.effects`` are made of. Pure numpy."""
+rules, ``prodag.evaluation.simulate`` and ``prodag.effects`` are made of. Pure numpy."""
 
 from __future__ import annotations
 

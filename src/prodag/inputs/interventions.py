@@ -15,7 +15,7 @@ conditioned on, not explained. What the intervened variable passes on to its chi
 on the kind of intervention (``INTERVENTION_KINDS``):
 
 * ``"do"``: the measured value is the value set from outside, and the children respond to it
-  (a perfect intervention on the measured quantity, as in ``prodag.simulate``);
+  (a perfect intervention on the measured quantity, as in ``prodag.evaluation.simulate``);
 * ``"activity"``: the intervention sets an unmeasured activity of k (as an inhibiting or
   activating drug acts on a protein's activity, not on its measured phosphorylation): the
   measured value is a read-out, and the children see one constant level per condition, taken

@@ -18,12 +18,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from prodag.evaluation.metrics import METRICS
 from prodag.graph import adjacency_from_edges
-from prodag.metrics import METRICS
 
 METRIC_LABELS = METRICS
 """Axis titles of the four posterior metrics, keyed by their names in benchmark results: the
-table ``prodag.metrics.METRICS`` (this name is kept for existing callers)."""
+table ``prodag.evaluation.metrics.METRICS`` (this name is kept for existing callers)."""
 
 
 def plot_edge_probabilities(probs, variables: Sequence[str] | None = None, ax: Axes | None = None,
@@ -180,7 +180,7 @@ def plot_benchmark(results, metrics: Sequence[str] = tuple(METRICS), x: str = "n
             ``method``, ``x`` (default ``"n"``) and each of ``metrics``.
         metrics: metric columns, one panel each (``brier``, ``eshd``, ``ef1``,
             ``auroc`` get the paper's titles; F1 and AUROC are in percent, as
-            :mod:`prodag.metrics` gives them).
+            :mod:`prodag.evaluation.metrics` gives them).
         x: the column on the horizontal axis (log scale when it spans a factor ≥ 10).
         title: figure title.
 
@@ -217,10 +217,10 @@ def plot_benchmark(results, metrics: Sequence[str] = tuple(METRICS), x: str = "n
 def plot_reliability(true_adjacency, edge_probabilities, n_bins: int = 10,
                      ax: Axes | None = None, label: str | None = None) -> Figure:
     """Reliability diagram of edge probabilities ``(p, p)`` against a true graph: the share of
-    true edges against the mean predicted probability per bin (``prodag.metrics.reliability``),
-    marker area ∝ the entries in the bin, beside the diagonal of perfect calibration; the
-    expected calibration error is in the legend."""
-    from prodag.metrics import calibration_error, reliability
+    true edges against the mean predicted probability per bin
+    (``prodag.evaluation.metrics.reliability``), marker area ∝ the entries in the bin, beside
+    the diagonal of perfect calibration; the expected calibration error is in the legend."""
+    from prodag.evaluation.metrics import calibration_error, reliability
 
     table = reliability(true_adjacency, edge_probabilities, n_bins)
     ece = calibration_error(true_adjacency, edge_probabilities, n_bins)

@@ -15,7 +15,7 @@ Metrics (lower is better for the first two, higher for the last two):
   edges, that sample's F1 is 100 (perfect agreement).
 * ``calibration_error`` (not one of the paper's four; the benchmarks report it as ``ece``):
   expected calibration error of ``p̂`` over 10 equal-width bins, with ``reliability`` the
-  per-bin table behind it and ``prodag.plotting.plot_reliability`` its picture.
+  per-bin table behind it and ``prodag.evaluation.plotting.plot_reliability`` its picture.
 * ``auroc``: area under the ROC curve of ``p̂`` against the truth over the off-diagonal
   entries, in percent; ties in ``p̂`` get average ranks (so AUROC = the probability that a
   random true edge gets a higher ``p̂`` than a random non-edge, ties counted half). It is NaN,

@@ -30,7 +30,7 @@ Sachs data (``load_sachs``)
 MUNIN1 graph (``load_munin1``)
     Subnetwork 1 of the MUNIN medical diagnostic network (Andreassen et al., 1989; bnlearn
     repository, via pgmpy 1.1.2): 186 nodes, 273 edges, acyclic. Only the graph is shipped;
-    use ``prodag.simulate.semi_synthetic`` to generate data on it.
+    use ``prodag.evaluation.simulate.semi_synthetic`` to generate data on it.
 """
 
 from __future__ import annotations
