@@ -21,6 +21,18 @@ from prodag.numba_jit import numba  # None without numba: the pure-JAX search is
 
 
 @_njit
+def place_least(incoming, placed, permutation, place):
+    """Put the first unplaced node with the least ``incoming`` mass at ``place``; its index."""
+    node, least = -1, np.inf
+    for v in range(incoming.shape[0]):
+        if not placed[v] and incoming[v] < least:
+            node, least = v, incoming[v]
+    placed[node] = True
+    permutation[place] = node
+    return node
+
+
+@_njit
 def _greedy(squared, transposed, permutation):
     """Front-to-back greedy order of ``squared`` (of its transpose if ``transposed``)."""
     p = squared.shape[0]
@@ -30,12 +42,7 @@ def _greedy(squared, transposed, permutation):
             incoming[v] += squared[v, u] if transposed else squared[u, v]
     placed = np.zeros(p, np.bool_)
     for place in range(p):
-        node, least = -1, np.inf
-        for v in range(p):
-            if not placed[v] and incoming[v] < least:
-                node, least = v, incoming[v]
-        placed[node] = True
-        permutation[place] = node
+        node = place_least(incoming, placed, permutation, place)
         for v in range(p):
             incoming[v] -= squared[v, node] if transposed else squared[node, v]
 
@@ -83,14 +90,21 @@ def _improve(difference, permutation, positions, max_sweeps, threshold):
             if not best - at_place < threshold:
                 continue
             improved = True
-            step = 1 if target > place else -1
-            for b in range(place, target, step):
-                permutation[b] = permutation[b + step]
-                positions[permutation[b]] = b
-            permutation[target] = node
-            positions[node] = target
+            move_node(permutation, positions, node, place, target)
         if not improved:
             return
+
+
+@_njit
+def move_node(permutation, positions, node, place, target):
+    """Move ``node`` from ``place`` to ``target`` in ``permutation``, keeping ``positions``
+    (the place of each node) in step."""
+    step = 1 if target > place else -1
+    for b in range(place, target, step):
+        permutation[b] = permutation[b + step]
+        positions[permutation[b]] = b
+    permutation[target] = node
+    positions[node] = target
 
 
 @_njit
@@ -104,7 +118,7 @@ def _backward_mass(squared, permutation):
 
 
 @_njit
-def _repeats_an_earlier_start(starts, start):
+def repeats_an_earlier_start(starts, start):
     for earlier in range(start):
         if np.all(starts[start] == starts[earlier]):
             return True
@@ -130,7 +144,7 @@ def _search_one(squared, max_sweeps, rel_tol, positions_out):
     positions = np.empty(p, np.int64)
     best_cost = np.inf
     for start in range(3):
-        if _repeats_an_earlier_start(starts, start):
+        if repeats_an_earlier_start(starts, start):
             continue
         permutation = starts[start].copy()
         _improve(difference, permutation, positions, max_sweeps, threshold)

@@ -16,7 +16,7 @@ import numpy as np
 
 from prodag.numba_jit import njit as _njit
 from prodag.numba_jit import numba
-from prodag.projection.search_kernel import _repeats_an_earlier_start
+from prodag.projection.search_kernel import move_node, place_least, repeats_an_earlier_start
 
 
 def neighbour_lists(support: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -42,12 +42,7 @@ def _greedy_sparse(squared, neighbours, degree, transposed, permutation):
             incoming[v] += squared[v, u] if transposed else squared[u, v]
     placed = np.zeros(p, np.bool_)
     for place in range(p):
-        node, least = -1, np.inf
-        for v in range(p):
-            if not placed[v] and incoming[v] < least:
-                node, least = v, incoming[v]
-        placed[node] = True
-        permutation[place] = node
+        node = place_least(incoming, placed, permutation, place)
         for i in range(degree[node]):
             v = neighbours[node, i]
             incoming[v] -= squared[v, node] if transposed else squared[node, v]
@@ -115,12 +110,7 @@ def _improve_sparse(difference, neighbours, degree, permutation, positions, max_
             if not best - at_place < threshold:
                 continue
             improved = True
-            step = 1 if target > place else -1
-            for b in range(place, target, step):
-                permutation[b] = permutation[b + step]
-                positions[permutation[b]] = b
-            permutation[target] = node
-            positions[node] = target
+            move_node(permutation, positions, node, place, target)
         if not improved:
             return
 
@@ -168,7 +158,7 @@ def _search_one_sparse(squared, neighbours, degree, max_sweeps, rel_tol, positio
     ranked = np.empty((p, width), np.int64)
     best_cost = np.inf
     for start in range(3):
-        if _repeats_an_earlier_start(starts, start):
+        if repeats_an_earlier_start(starts, start):
             continue
         permutation = starts[start].copy()
         for v in range(p):
