@@ -73,6 +73,10 @@ if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
 # cache every program, however quick to compile: the tests' programs are all small
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
+# numba compiles the order-search kernels at LLVM level 1 here: about a quarter less compile
+# time per kernel (dense 12 → 9 s, neighbour lists 8.3 → 6.7 s on an empty cache), the same
+# arithmetic (no fast-math at any level) and the same speed on the tests' small problems
+os.environ.setdefault("NUMBA_OPT", "1")
 
 
 @pytest.fixture(scope="session", autouse=True)
