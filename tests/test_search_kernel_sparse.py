@@ -1,0 +1,40 @@
+"""The search over neighbour lists returns the dense search's orders, bit for bit (in its
+own file, so that its kernel's compilation runs beside the dense kernel's tests)."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from prodag.projection.host_search import SPARSE_BELOW, positions_on_host
+from prodag.projection.search_kernel import search_positions_batch
+from prodag.projection.search_kernel_sparse import neighbour_lists, search_positions_batch_sparse
+
+pytest.importorskip("numba")
+
+
+def test_the_search_on_neighbour_lists_returns_the_dense_search_orders():
+    """Skipping the zeros outside a sparse support changes no sum: the same orders bit for
+    bit, with ties (integer weights) and under a tight sweep cap and tolerance; and the
+    projection's call with its support chooses the lists and keeps the orders (float32, the
+    fit's dtype: each dtype compiles both kernels once more, and the argument is the same)."""
+    rng = np.random.default_rng(7)
+    for trial in range(12):
+        p = int(rng.integers(2, 40))
+        support = rng.random((p, p)) < rng.uniform(0.03, 0.3)
+        np.fill_diagonal(support, False)
+        weights = (rng.integers(-2, 3, size=(25, p, p)) if trial % 2 else
+                   rng.normal(size=(25, p, p)))
+        squared = np.ascontiguousarray((weights ** 2 * support).astype(np.float32))
+        neighbours, degree = neighbour_lists(support)
+        for max_sweeps, rel_tol in [(10, 1e-6), (2, 1e-2)]:
+            np.testing.assert_array_equal(
+                search_positions_batch_sparse(squared, neighbours, degree, max_sweeps, rel_tol),
+                search_positions_batch(squared, max_sweeps, rel_tol))
+    p = 60
+    support = rng.random((p, p)) < 0.03
+    assert neighbour_lists(support)[1].mean() < SPARSE_BELOW * (p - 1)
+    squared = jnp.asarray((rng.normal(size=(2, 10, p, p)) ** 2 * support).astype(np.float32))
+    with_support = jax.jit(jax.vmap(lambda s: positions_on_host(s, 10, 1e-6, support)))(squared)
+    np.testing.assert_array_equal(np.asarray(with_support),
+                                  np.asarray(positions_on_host(squared, 10, 1e-6)))
