@@ -1,5 +1,9 @@
-"""The search over neighbour lists returns the dense search's orders, bit for bit (in its
-own file, so that its kernel's compilation runs beside the dense kernel's tests)."""
+"""The search over neighbour lists returns the dense search's orders, bit for bit.
+
+Marked slow (``pytest -m slow``): compiling its numba kernel takes 7 s alone and about 20 s
+beside the other tests, and no default fit below p ≈ 200 runs it (it is chosen where the
+support's mean neighbours are below ``SPARSE_BELOW · (p − 1)``), so the default suite would
+pay that compile for no other test."""
 
 import jax
 import jax.numpy as jnp
@@ -13,6 +17,7 @@ from prodag.projection.search_kernel_sparse import neighbour_lists, search_posit
 pytest.importorskip("numba")
 
 
+@pytest.mark.slow
 def test_the_search_on_neighbour_lists_returns_the_dense_search_orders():
     """Skipping the zeros outside a sparse support changes no sum: the same orders bit for
     bit, with ties (integer weights) and under a tight sweep cap and tolerance; and the
