@@ -178,3 +178,138 @@ def test_the_likelihood_on_candidate_parents_equals_the_dense_one(per_variable):
         support = knowledge.allowed_mask() | knowledge.required_mask()
         np.testing.assert_allclose(np.where(support, gradients[1], 0.0),
                                    np.where(support, gradients[0], 0.0), rtol=1e-9)
+
+
+@pytest.mark.parametrize("p", [6, 12])
+def test_the_projection_on_the_parents_slots_is_the_dense_projection(p):
+    """``CandidateProjector.on_parents`` on the slots against the dense projection gathered
+    onto them: values, support and gradients in W̃ and λ, with required edges, through the
+    order search's kernel (p = 12) and the exact method on the dense matrix (p = 6)."""
+    import jax
+    import jax.numpy as jnp
+
+    from prodag.projection.api import make_projector
+
+    knowledge, W_tilde, _ = _screened_problem(p=p)
+    project = make_projector("auto", 0.0, knowledge)
+    table = project.table
+    assert np.array_equal(table.mask(), knowledge.allowed_mask() | knowledge.required_mask())
+    W_tilde = jnp.asarray(W_tilde * table.mask(), jnp.float32)
+    cotangent = jnp.asarray(np.random.default_rng(1).normal(size=(*W_tilde.shape[:-1],
+                                                                  table.parents.shape[1])),
+                            jnp.float32)
+
+    def with_gradients(function):
+        value = lambda w, l: jnp.sum(function(w, l) * cotangent)  # noqa: E731
+        return jax.jit(lambda w, l: (function(w, l), jax.grad(value, (0, 1))(w, l)))
+
+    dense = with_gradients(lambda w, l: table.gather(project(w, l)))
+    on_slots = with_gradients(lambda w, l: project.on_parents(table.gather(w), l))
+    for lam in (0.0, 0.7, 4.0, np.inf):
+        lam = jnp.float32(lam)
+        (expected, expected_grads), (found, grads) = dense(W_tilde, lam), on_slots(W_tilde, lam)
+        np.testing.assert_allclose(found, expected, atol=1e-6)
+        assert np.array_equal(np.asarray(found) != 0, np.asarray(expected) != 0)
+        np.testing.assert_array_equal(table.scatter(found) != 0, project(W_tilde, lam) != 0)
+        if np.isfinite(lam):
+            np.testing.assert_allclose(grads[0], expected_grads[0], atol=1e-5)
+            np.testing.assert_allclose(grads[1], expected_grads[1], atol=1e-5)
+
+
+def test_a_training_step_on_the_slots_draws_the_dense_steps_distribution():
+    """The linear SEM's log-likelihood of draws made on the candidate slots has the mean and
+    spread of the dense draws' (the projection zeroes the other entries), within Monte Carlo
+    error; and so has its gradient in the variational means."""
+    import jax
+    import jax.numpy as jnp
+
+    from prodag.models import variational
+    from prodag.models.base import draw_through_graph
+    from prodag.models.linear import LinearSEM
+    from prodag.projection.api import make_projector
+
+    knowledge, _, X = _screened_problem(p=12, seed=4)
+    project = make_projector("auto", 0.0, knowledge)
+    model = LinearSEM(knowledge.candidate_support())
+    rng = np.random.default_rng(5)
+    q = variational.VariationalParams(
+        {"W": jnp.asarray(rng.normal(scale=0.6, size=(12, 12)), jnp.float32)},
+        {"W": jnp.asarray(rng.normal(-1.0, 0.3, size=(12, 12)), jnp.float32)})
+    data = model.prepare_data(jnp.asarray(X, jnp.float32))
+    noise, lam, draws = jnp.ones(12, jnp.float32), jnp.float32(3.0), 2000
+
+    def slots(q, key):
+        return model.draw_log_likelihood(q, key, draws, project, lam, data, noise)
+
+    def dense(q, key):
+        weights, _ = draw_through_graph(model, q, key, draws, project, lam)
+        return model.log_likelihood(weights, data, noise)
+
+    slots, dense = jax.jit(slots), jax.jit(dense)
+    found, expected = (np.asarray(f(q, jax.random.PRNGKey(seed)))
+                       for f, seed in ((slots, 0), (dense, 1)))
+    error = np.hypot(found.std(), expected.std()) / np.sqrt(draws)
+    assert abs(found.mean() - expected.mean()) < 4 * error
+    assert 0.9 < found.std() / expected.std() < 1.1
+    gradients = [jax.jit(jax.grad(lambda q, key: jnp.mean(f(q, key))))(
+        q, jax.random.PRNGKey(seed)).loc["W"] for f, seed in ((slots, 2), (dense, 3))]
+    scale = np.abs(np.asarray(gradients[1])).max()
+    assert np.abs(np.asarray(gradients[0] - gradients[1])).max() < 0.15 * scale
+    assert np.all(np.asarray(gradients[0])[~project.table.mask()] == 0)
+
+
+def test_refinement_on_the_slots_moves_draws_by_the_dense_targets_ratios():
+    """The refinement's kernel on candidate slots against the dense one: equal log-target
+    differences between two draws that agree off the support (the entries outside it never
+    move, so their prior cancels from every ratio), and a reversal swaps the slots of
+    ``j → k`` and ``k → j`` as the dense move swaps the entries."""
+    import jax
+    import jax.numpy as jnp
+
+    from prodag.inference import moves, refinement
+    from prodag.models.linear import LinearSEM, LinearSEMOnSlots
+    from prodag.projection.api import make_projector
+
+    knowledge, _, X = _screened_problem(p=12, seed=6)
+    project = make_projector("auto", 0.0, knowledge)
+    table = project.table
+    model = LinearSEM(knowledge.candidate_support())
+    dense = refinement.build_kernel(model, project, "estimate", knowledge.allowed_mask())
+    slots = refinement.build_slot_kernel(model, project, "estimate")
+    assert slots is not None and slots.table is table
+    rng = np.random.default_rng(7)
+    first = rng.normal(scale=0.7, size=(8, 12, 12))
+    second = np.where(table.mask(), rng.normal(scale=0.7, size=first.shape), first)
+    data = model.prepare_data(jnp.asarray(X, jnp.float32))
+    target = refinement.Target(data, jnp.full(8, 5.0, jnp.float32),
+                               jnp.ones((8, 12), jnp.float32), 0.0, 1.0)
+    differences = []
+    for kernel, layout in ((dense, lambda w: w), (slots, table.gather)):
+        values = [refinement.log_target(
+            LinearSEMOnSlots(table) if kernel is slots else model,
+            project.on_parents if kernel is slots else project,
+            {"W": layout(jnp.asarray(w, jnp.float32))}, target, kernel.collapse)
+            for w in (first, second)]
+        differences.append(np.asarray(values[1] - values[0]))
+    np.testing.assert_allclose(differences[1], differences[0], rtol=1e-4, atol=1e-3)
+
+    movable = moves.movable_slots(table)
+    pair = np.asarray(movable.pairs)[3]
+    width = table.parents.shape[1]
+    child, parent = pair[0] // width, table.parents.reshape(-1)[pair[0]]
+    assert pair[1] // width == parent and table.parents.reshape(-1)[pair[1]] == child
+    swapped = first.copy()
+    swapped[:, parent, child], swapped[:, child, parent] = (first[:, child, parent],
+                                                            first[:, parent, child])
+    start = {"W": table.gather(jnp.asarray(first, jnp.float32))}
+    only_this_pair = movable._replace(pairs=jnp.asarray(pair[None]))
+    kinds = []
+    for seed in range(100):  # the move's kind is drawn: take the first key that reverses
+        proposed, move = moves.propose(jax.random.PRNGKey(seed), start, "W", 1.0,
+                                       only_this_pair, on_slots=True)
+        kinds.append(int(move))
+        if kinds[-1] == moves.MOVES.index("reverse"):
+            break
+    assert kinds[-1] == moves.MOVES.index("reverse")
+    np.testing.assert_array_equal(proposed["W"],
+                                  table.gather(jnp.asarray(swapped, jnp.float32)))

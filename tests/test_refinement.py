@@ -15,7 +15,7 @@ from oracles import chain_data, three_node_oracle
 from prodag import ProDAG, TrainingOptions
 from prodag.graph import is_dag
 from prodag.config import spec
-from prodag.inference import compiled, moves, refinement
+from prodag.inference import compiled, draws, moves, refinement
 from prodag.inputs.knowledge import Knowledge
 from prodag.io.model_file import ModelFileError
 from prodag.models import make_model
@@ -162,7 +162,7 @@ def test_refinement_with_forbidden_edges_reaches_the_exact_posterior():
                                jnp.full(n, 1.0), jnp.ones((n, 1)), 0.0, 1.0)
     start = {"W": jax.random.normal(jax.random.PRNGKey(1), (n, 3, 3))}
     refined = refinement.refine(kernel, start, target, jax.random.PRNGKey(2), 1500)
-    graphs = np.asarray(refinement.project_in_batches(kernel, refined.weights_tilde,
+    graphs = np.asarray(draws.project_in_batches(kernel, refined.weights_tilde,
                                                       refined.lams)[1])
     probabilities = np.mean(graphs != 0, axis=0)
     oracle, oracle_error = three_node_oracle(X, 1.0, allowed=allowed)

@@ -12,7 +12,8 @@ import pytest
 
 from prodag.projection.host_search import SPARSE_BELOW, positions_on_host
 from prodag.projection.search_kernel import search_positions_batch
-from prodag.projection.search_kernel_sparse import neighbour_lists, search_positions_batch_sparse
+from prodag.projection.search_kernel_sparse import (neighbour_lists, on_neighbours,
+                                                    search_positions_batch_sparse)
 
 pytest.importorskip("numba")
 
@@ -32,9 +33,11 @@ def test_the_search_on_neighbour_lists_returns_the_dense_search_orders():
                    rng.normal(size=(25, p, p)))
         squared = np.ascontiguousarray((weights ** 2 * support).astype(np.float32))
         neighbours, degree = neighbour_lists(support)
+        outgoing, incoming = on_neighbours(squared, neighbours, degree)
         for max_sweeps, rel_tol in [(10, 1e-6), (2, 1e-2)]:
             np.testing.assert_array_equal(
-                search_positions_batch_sparse(squared, neighbours, degree, max_sweeps, rel_tol),
+                search_positions_batch_sparse(outgoing, incoming, neighbours, degree,
+                                              max_sweeps, rel_tol),
                 search_positions_batch(squared, max_sweeps, rel_tol))
     p = 60
     support = rng.random((p, p)) < 0.03
@@ -43,3 +46,25 @@ def test_the_search_on_neighbour_lists_returns_the_dense_search_orders():
     with_support = jax.jit(jax.vmap(lambda s: positions_on_host(s, 10, 1e-6, support)))(squared)
     np.testing.assert_array_equal(np.asarray(with_support),
                                   np.asarray(positions_on_host(squared, 10, 1e-6)))
+
+
+@pytest.mark.slow
+def test_the_projection_on_slots_over_neighbour_lists_is_the_dense_projection():
+    """On a support sparse enough for the lists, ``CandidateProjector.on_parents`` reads each
+    node's masses from the slots and returns the dense projection's values on them."""
+    from prodag.inputs.knowledge import Knowledge
+    from prodag.projection.api import make_projector
+
+    rng = np.random.default_rng(3)
+    p = 60
+    mask = rng.random((p, p)) < 0.03
+    np.fill_diagonal(mask, False)
+    knowledge = Knowledge(p, candidates=tuple(tuple(np.flatnonzero(mask[:, k]))
+                                              for k in range(p)))
+    project = make_projector("auto", 0.0, knowledge)
+    assert neighbour_lists(project.table.mask())[1].mean() < SPARSE_BELOW * (p - 1)
+    W_tilde = jnp.asarray(rng.normal(size=(8, p, p)) * mask, jnp.float32)
+    for lam in (jnp.float32(3.0), jnp.float32(jnp.inf)):
+        np.testing.assert_allclose(
+            jax.jit(project.on_parents)(project.table.gather(W_tilde), lam),
+            project.table.gather(project(W_tilde, lam)), atol=1e-6)

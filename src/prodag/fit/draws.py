@@ -31,11 +31,12 @@ REFINED_DRAWS = 1000
 """Draws a refined posterior keeps (``TrainingOptions.refine_steps``)."""
 
 
-def mixture_draws(pooled: PooledMixture, noise: np.ndarray, key,
-                  n: int) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def mixture_draws(pooled: PooledMixture, noise: np.ndarray, key, n: int,
+                  table=None) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``n`` unprojected draws ``ω̃`` of the pooled mixture (pytree, leading axis n, grouped
     by component) and each draw's radius ``(n,)``, noise variance ``(n, p | 1)``, chain
-    ``(n,)`` and component ``(n,)``.
+    ``(n,)`` and component ``(n,)``. With ``table`` (a ``ParentTable``) the draws are made on
+    the candidate parents' slots ``{"W": (n, p, K)}`` (``on_slots``).
 
     Draw ``i`` of component ``z_i`` is ``loc[z_i] + σ[z_i] · ε_i``, the standard normals ``ε``
     drawn for all ``n`` at once: the shapes do not depend on how the draws split among the
@@ -44,8 +45,8 @@ def mixture_draws(pooled: PooledMixture, noise: np.ndarray, key,
     components = pooled.components
     weights_tilde = {}
     for i, name in enumerate(sorted(components[0].q.loc)):
-        loc = np.stack([np.asarray(c.q.loc[name]) for c in components])[assignment]
-        scale = np.stack([np.asarray(variational.stddev(c.q)[name])
+        loc = np.stack([on_slots(c.q.loc, table)[name] for c in components])[assignment]
+        scale = np.stack([on_slots(variational.stddev(c.q), table)[name]  # padding: fixed 0
                           for c in components])[assignment]
         standard = jax.random.normal(jax.random.fold_in(key, i + 1), loc.shape, loc.dtype)
         weights_tilde[name] = jnp.asarray(loc + scale.astype(loc.dtype) * np.asarray(standard))
@@ -54,16 +55,26 @@ def mixture_draws(pooled: PooledMixture, noise: np.ndarray, key,
             np.asarray(pooled.chains)[assignment], assignment)
 
 
+def on_slots(tree: dict, table, padding: float = 0.0) -> dict:
+    """A fit's weights ``{"W": (p, p)}`` (numpy) on the slots of ``table`` (``(p, K)``, with
+    ``padding`` in the slots past each variable's parents), or as they are without one."""
+    if table is None:
+        return {name: np.asarray(value) for name, value in tree.items()}
+    return {"W": np.asarray(table.gather(jnp.asarray(tree["W"]), padding))}
+
+
 def jump_frames(pooled: PooledMixture, runs: list, noise: np.ndarray, bagged: bool,
-                collapsed: bool, dtype) -> moves.Frames | None:
+                collapsed: bool, dtype, table=None) -> moves.Frames | None:
     """Every fit of the run as ``moves.Frames`` (in ``dtype``): first the pooled
     components (so a draw's component is its frame), then the chains' other fits, whatever
     their radius or evidence: a frame is only a place to propose a jump to, and a draw keeps
     its own radius. Jumps are allowed between frames fitted on the same rows (a bagged chain's
     resample) with, unless refinement integrates the variances out (``collapsed``), the same
-    fixed noise variances. None when no two frames share both."""
-    def flat(tree) -> np.ndarray:
-        return np.asarray(ravel_pytree(tree)[0])
+    fixed noise variances. None when no two frames share both. With ``table`` the frames
+    are on the candidate parents' slots (``on_slots``), their padding at mean 0 and standard
+    deviation 1 in every frame, so that a jump leaves a draw's padding (0) as it is."""
+    def flat(tree, padding: float = 0.0) -> np.ndarray:
+        return np.asarray(ravel_pytree(on_slots(tree, table, padding))[0])
 
     frames = [(c, int(chain)) for c, chain in zip(pooled.components, pooled.chains)]
     loc = [flat(params.q.loc) for params, _ in frames]
@@ -74,7 +85,8 @@ def jump_frames(pooled: PooledMixture, runs: list, noise: np.ndarray, bagged: bo
             if not any(np.array_equal(fitted, other) for other in loc[:n_pooled]):
                 frames.append((fit.params, chain))
                 loc.append(fitted)
-    log_scale = np.log(np.stack([flat(variational.stddev(params.q)) for params, _ in frames]))
+    log_scale = np.log(np.stack([flat(variational.stddev(params.q), 1.0)
+                                 for params, _ in frames]))
     keys = [(chain if bagged else 0,
              () if collapsed else tuple(np.asarray(noise_variance_of(params, noise)).ravel()))
             for params, chain in frames]
@@ -117,19 +129,20 @@ def refine(spec: FitSpec, fit_plan: FitPlan, pooled: PooledMixture, runs: list,
     steps = spec.refine_steps
     if not steps:
         return None
+    noise_model = spec.noise_model if spec.learns_noise else None
+    kernel = (compiled.slot_refinement_kernel(fit_plan.config, noise_model)
+              or compiled.refinement_kernel(fit_plan.config, noise_model))
     key = jax.random.fold_in(key, REFINEMENT_STREAM)
-    weights_tilde, lams, noise, chain, component = mixture_draws(pooled, prepared.noise,
-                                                                 key, REFINED_DRAWS)
+    weights_tilde, lams, noise, chain, component = mixture_draws(
+        pooled, prepared.noise, key, REFINED_DRAWS, kernel.table)
     if fit_plan.bagged:
         resamples = [scored_data(fit_plan, c) for c in range(len(fit_plan.rows))]
         data = jax.tree.map(lambda *parts: jnp.stack(parts), *resamples)
         resample = jnp.asarray(chain)
     else:
         data, resample = scored_data(fit_plan, 0), None
-    kernel = compiled.refinement_kernel(fit_plan.config,
-                                        spec.noise_model if spec.learns_noise else None)
     frames = jump_frames(pooled, runs, prepared.noise, fit_plan.bagged,
-                         kernel.collapse is not None, dtype)
+                         kernel.collapse is not None, dtype, kernel.table)
     target = refinement.Target(data, jnp.asarray(lams, dtype), jnp.asarray(noise, dtype),
                                spec.prior_mean, spec.prior_std, resample, frames)
 
@@ -138,8 +151,11 @@ def refine(spec: FitSpec, fit_plan: FitPlan, pooled: PooledMixture, runs: list,
                        "refinement")
 
     on_block(0)  # the refinement's seconds start here, its compilation included
-    return refinement.refine(kernel, weights_tilde, target, jax.random.fold_in(key, 1), steps,
-                             on_block, component)
+    refined = refinement.refine(kernel, weights_tilde, target, jax.random.fold_in(key, 1),
+                                steps, on_block, component)
+    if kernel.table is None:
+        return refined
+    return refined._replace(weights_tilde={"W": kernel.table.dense(refined.weights_tilde["W"])})
 
 
 def refinement_report(spec: FitSpec, refined: refinement.Refined, seconds: float) -> dict:

@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag.inference import compiled, refinement, smc
+from prodag.inference import compiled, draws, refinement, smc
 from prodag.posterior.populations import diagnose_populations
 
 POPULATIONS = 2
@@ -35,7 +35,7 @@ def sample(config, proposal: smc.Proposal, target: refinement.Target, key: jax.A
     counts = np.sum([np.asarray(info.counts) for info in infos], axis=0)
     acceptance = counts[0] / np.maximum(counts[1], 1)
     lams = np.asarray(state.lams)
-    graphs = refinement.project_in_batches(compiled.refinement_kernel(config), weights_tilde,
+    graphs = draws.project_in_batches(compiled.refinement_kernel(config), weights_tilde,
                                            lams)[1]
     probabilities = (graphs != 0).reshape(n_populations, n_particles,
                                           *graphs.shape[1:]).mean(axis=1)

@@ -93,6 +93,14 @@ def refinement_kernel(config: ModelConfig, noise_model=None) -> refinement.Kerne
 
 
 @functools.lru_cache(maxsize=CACHED)
+def slot_refinement_kernel(config: ModelConfig, noise_model=None) -> refinement.Kernel | None:
+    """The compiled refinement of ``config`` with its draws on the candidate parents' slots
+    (``refinement.build_slot_kernel``; cached), or None where it does not apply."""
+    kernel = refinement.build_slot_kernel(config.model(), config.projector(), noise_model)
+    return None if kernel is None else jit_refinement(kernel)
+
+
+@functools.lru_cache(maxsize=CACHED)
 def smc_kernel(config: ModelConfig, mutation_steps: int, ess_fraction: float,
                min_temperatures: int) -> smc.Kernel:
     """The compiled tempered-SMC kernel of ``config`` (cached)."""

@@ -74,3 +74,22 @@ def edge_graph(graphs: np.ndarray, probabilities: np.ndarray, columns: list, thr
         graph.add_edge(columns[j], columns[k], probability=float(probabilities[j, k]),
                        weight=float(weights[j, k]))
     return graph
+
+
+PROJECT_BATCH = 100
+"""Draws per run of the compiled projection of stored draws (``project_in_batches``)."""
+
+
+def project_in_batches(kernel, weights_tilde: dict[str, np.ndarray],
+                       lams: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Projected weights ``ω`` (numpy pytree) and graphs ``W (n, p, p)`` of draws ``ω̃`` at
+    ``lams (n,)`` with the compiled ``kernel`` (``refinement.Kernel``: its ``project``), in batches of ``PROJECT_BATCH`` (one
+    compilation for every n)."""
+    n = len(lams)
+    padded = -(-n // PROJECT_BATCH) * PROJECT_BATCH
+    index = np.minimum(np.arange(padded), n - 1)
+    batches = [kernel.project({name: jnp.asarray(value[index[b:b + PROJECT_BATCH]])
+                               for name, value in weights_tilde.items()},
+                              jnp.asarray(lams[index[b:b + PROJECT_BATCH]]))
+               for b in range(0, padded, PROJECT_BATCH)]
+    return concatenate_draws(batches, n)

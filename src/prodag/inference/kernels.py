@@ -32,7 +32,7 @@ from jax import lax
 
 from prodag.config.spec import OptimiserOptions
 from prodag.models import variational
-from prodag.models.base import StructuralEquationModel
+from prodag.models.base import StructuralEquationModel, draw_log_likelihood
 from prodag.projection import Projector
 from prodag.xla import power_of_two
 
@@ -87,8 +87,8 @@ def elbo_loss(model: StructuralEquationModel, project: Projector, n_samples: int
               n_rows: jax.Array, lam: jax.Array, noise_variance: jax.Array) -> jax.Array:
     """One member's Monte Carlo negative ELBO per row (a scalar), differentiable in
     ``params``, from ``n_samples`` projected draws at radius ``lam``."""
-    weights, _ = model.draw(params.q, key, n_samples, project, lam)
-    log_lik = model.log_likelihood(weights, data, noise_variance_of(params, noise_variance))
+    log_lik = draw_log_likelihood(model, params.q, key, n_samples, project, lam, data,
+                                  noise_variance_of(params, noise_variance))
     kl = variational.kl_to_prior(params.q, prior_mean, prior_std)
     return (kl - jnp.mean(log_lik)) / n_rows
 
@@ -97,8 +97,7 @@ def expected_log_likelihood(model: StructuralEquationModel, project: Projector,
                             n_samples: int, params: Params, key: jax.Array, data: Any,
                             lam: jax.Array, noise_variance: jax.Array) -> jax.Array:
     """``E_q[log p(data | ω)]`` of one fit, estimated with ``n_samples`` projected draws."""
-    weights, _ = model.draw(params.q, key, n_samples, project, lam)
-    return jnp.mean(model.log_likelihood(weights, data,
+    return jnp.mean(draw_log_likelihood(model, params.q, key, n_samples, project, lam, data,
                                          noise_variance_of(params, noise_variance)))
 
 

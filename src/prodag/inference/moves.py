@@ -74,11 +74,27 @@ class Movable(NamedTuple):
     candidate parents), so the target is the prior there, independent of the rest, and no
     output reads them. ``entries (M,)``: flat indices (``flatten``'s order) of the entries a
     ``site`` or ``joint`` move changes; ``pairs (P, 2)``: the node pairs ``j < k`` a
-    ``reverse`` move may swap (either direction allowed). Each move stays symmetric: it
-    picks uniformly from a fixed set."""
+    ``reverse`` move may swap (either direction allowed); on candidate parents' slots
+    (``movable_slots``) the flat slots of ``j → k`` and ``k → j`` instead. Each move stays
+    symmetric: it picks uniformly from a fixed set."""
 
     entries: jax.Array
     pairs: jax.Array
+
+
+def movable_slots(table) -> Movable:
+    """``Movable`` of draws on the slots of ``table`` (a ``ParentTable``; the edge weights
+    the only weights): every slot that holds a parent, and the slot pairs of the edges
+    whose reverse is a candidate too."""
+    p, width = table.parents.shape
+    slots = np.flatnonzero(table.valid)
+    flat_slot = np.full((p, p), -1, np.int64)  # [parent, child] -> flat slot
+    flat_slot[table.parents.reshape(-1)[slots], slots // width] = slots
+    j, k = np.nonzero(np.triu((flat_slot >= 0) & (flat_slot.T >= 0), 1))
+    pairs = np.stack([flat_slot[j, k], flat_slot[k, j]], axis=1)
+    if len(pairs) == 0:  # nothing to reverse: a slot swapped with itself
+        pairs = np.stack([slots[:1], slots[:1]], axis=1)
+    return Movable(jnp.asarray(slots, jnp.int32), jnp.asarray(pairs, jnp.int32))
 
 
 def movable(weights_tilde: Weights, edge_weight: str, allowed: np.ndarray) -> Movable | None:
@@ -99,11 +115,13 @@ def movable(weights_tilde: Weights, edge_weight: str, allowed: np.ndarray) -> Mo
 
 
 def propose(key: jax.Array, weights_tilde: Weights, edge_weight: str,
-            prior_std: float, movable: Movable | None = None) -> tuple[Weights, jax.Array]:
+            prior_std: float, movable: Movable | None = None,
+            on_slots: bool = False) -> tuple[Weights, jax.Array]:
     """One proposal of one kind for every draw, and the kind's index (a scalar); with
     ``movable``, the moves change its entries only (a one-entry move picks one of them, a
     move of every entry moves them all and scales by their count, a reversal picks one of
-    its pairs)."""
+    its pairs). ``on_slots``: the edge weights lie on candidate parents' slots ``(n, p, K)``
+    (``movable`` from ``movable_slots``, required)."""
     k_move, k_entry, k_scale, k_noise = jax.random.split(key, 4)
     flat, restore = flatten(weights_tilde)
     n, size = flat.shape
@@ -127,6 +145,15 @@ def propose(key: jax.Array, weights_tilde: Weights, edge_weight: str,
             noise = noise * jnp.zeros(size, flat.dtype).at[movable.entries].set(1.0)
         return restore(flat + scale[:, None] * noise)
 
+    def reverse_slots(_):
+        edges = weights_tilde[edge_weight]  # (n, p, K)
+        pair = movable.pairs[jax.random.randint(k_entry, (n,), 0, movable.pairs.shape[0])]
+        slots = edges.reshape(n, -1)
+        rows = jnp.arange(n)
+        first, second = slots[rows, pair[:, 0]], slots[rows, pair[:, 1]]
+        swapped = slots.at[rows, pair[:, 0]].set(second).at[rows, pair[:, 1]].set(first)
+        return {**weights_tilde, edge_weight: swapped.reshape(edges.shape)}
+
     def reverse(_):
         edges = weights_tilde[edge_weight]  # (n, p, p, ...)
         p = edges.shape[1]
@@ -141,7 +168,8 @@ def propose(key: jax.Array, weights_tilde: Weights, edge_weight: str,
         return {**weights_tilde,
                 edge_weight: jnp.where(chosen, jnp.swapaxes(edges, 1, 2), edges)}
 
-    return lax.switch(move, (site, joint, reverse), None), move
+    swap = reverse_slots if on_slots else reverse
+    return lax.switch(move, (site, joint, swap), None), move
 
 
 def jump(key: jax.Array, weights_tilde: Weights, component: jax.Array,
@@ -161,20 +189,21 @@ def jump(key: jax.Array, weights_tilde: Weights, component: jax.Array,
 
 def proposal(key: jax.Array, weights_tilde: Weights, component: jax.Array,
              log_target: jax.Array, frames: Frames | None, prior_std: float,
-             movable: Movable | None, edge_weight: str):
+             movable: Movable | None, edge_weight: str, on_slots: bool = False):
     """One step's proposal for every draw, ``(proposal, its components (n,), log |J| (n,),
     the kind's index)``: a move within the mode (``propose``), or with ``frames`` a ``jump``
     for ``JUMP_PROBABILITY`` of the steps (``log_target (n,)``: the draws' current values,
-    giving the Jacobian's shape and dtype)."""
+    giving the Jacobian's shape and dtype; ``on_slots``: see ``propose``)."""
     zero = jnp.zeros(log_target.shape, log_target.dtype)
     if frames is None:
-        proposed, move = propose(key, weights_tilde, edge_weight, prior_std, movable)
+        proposed, move = propose(key, weights_tilde, edge_weight, prior_std, movable, on_slots)
         return proposed, component, zero, move
 
     k_kind, k_move = jax.random.split(key)
 
     def within(_):
-        proposed, move = propose(k_move, weights_tilde, edge_weight, prior_std, movable)
+        proposed, move = propose(k_move, weights_tilde, edge_weight, prior_std, movable,
+                                 on_slots)
         return proposed, component, zero, move.astype(jnp.int32)
 
     def between(_):

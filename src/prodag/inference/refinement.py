@@ -63,17 +63,15 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from prodag.inference.draws import concatenate_draws
 from prodag.inference.engine import member_layout
 from prodag.inference.kernels import pad_members, select
-from prodag.inference.moves import KINDS, MOVES, Frames, Movable, movable, proposal
+from prodag.inference.moves import KINDS, MOVES, Frames, Movable, movable, movable_slots, proposal
 from prodag.models.base import StructuralEquationModel, Weights
+from prodag.models.linear import LinearSEM, LinearSEMOnSlots
 from prodag.projection import Projector
 
 STEPS_PER_CALL = 100
 """Steps per run of the compiled loop (the host updates the progress bar in between)."""
-PROJECT_BATCH = 100
-"""Draws per run of the compiled projection of refined draws."""
 FULLY_OPTIMISED = {"xla_backend_optimization_level": 3, "xla_cpu_use_fusion_emitters": True}
 """The step loop's compiler options: XLA's defaults, full optimisation, whatever ``XLA_FLAGS``
 ask for and in place of the library's faster-compiling ``prodag.xla.CPU_COMPILER_OPTIONS``
@@ -202,7 +200,8 @@ def step(model: StructuralEquationModel, project: Projector, collapse: str | Non
     k_propose, k_accept = jax.random.split(key)
     proposed, component, log_jacobian, move = proposal(
         k_propose, state.weights_tilde, state.component, state.log_target, target.frames,
-        target.prior_std, target.movable, model.edge_weight)
+        target.prior_std, target.movable, model.edge_weight,
+        isinstance(model, LinearSEMOnSlots))
     value = log_target(model, project, proposed, target, collapse)
     accept = accepts(k_accept, value - state.log_target + log_jacobian)
     moves = jnp.where(move == len(MOVES), component != state.component, True)
@@ -250,7 +249,9 @@ class Kernel(NamedTuple):
     counted, component)``; ``step(target, state, key) -> (RefineState, StepInfo)``;
     ``run_steps(target, state, keys)``: ``len(keys)`` steps; ``conditional_noise(weights_tilde,
     target)`` (None without ``collapse``, ``collapsible``); ``project(weights_tilde, lams)``;
-    ``movable(weights_tilde)``: the ``Target.movable`` of draws (host side, not compiled)."""
+    ``movable(weights_tilde)``: the ``Target.movable`` of draws (host side, not compiled);
+    ``table``: with draws on candidate parents' slots (``build_slot_kernel``), their
+    ``ParentTable`` (None: dense draws)."""
 
     init: Callable
     step: Callable
@@ -259,6 +260,7 @@ class Kernel(NamedTuple):
     project: Callable
     movable: Callable
     collapse: str | None
+    table: Any = None
 
 
 def build_kernel(model: StructuralEquationModel, project: Projector, noise_model=None,
@@ -267,15 +269,35 @@ def build_kernel(model: StructuralEquationModel, project: Projector, noise_model
     ``noise_model`` its target integrates out where it can (``collapsible``; None: the fitted
     variances stay fixed) and the ``allowed (p, p)`` edges of the projection (the moves change
     those weights only, ``moves.Movable``; None: every edge may be one)."""
-    collapse = collapsible(model, noise_model)
+    return _bound(model, project, collapsible(model, noise_model),
+                  lambda w: None if allowed is None else movable(w, model.edge_weight, allowed))
+
+
+def build_slot_kernel(model: StructuralEquationModel, project: Projector,
+                      noise_model=None) -> Kernel | None:
+    """The refinement ``Kernel`` of the linear-Gaussian SEM on candidate parents with its
+    draws on the parents' slots ``{"W": (n, p, K)}`` (``LinearSEMOnSlots``, projected by
+    ``project.on_parents``): the target and moves of ``build_kernel`` on the allowed edges,
+    each step ``O(p · K)`` a draw; a reversal swaps the slots of ``j → k`` and ``k → j``
+    where both are candidates. None where it does not apply (another SEM, or no candidate
+    parents)."""
+    table = getattr(project, "table", None)
+    if type(model) is not LinearSEM or model.parents is None or table is None:
+        return None
+    on_slots = LinearSEMOnSlots(table)
+    return _bound(on_slots, project.on_parents, collapsible(on_slots, noise_model),
+                  lambda w: movable_slots(table), table)
+
+
+def _bound(model, project, collapse: str | None, movable_of: Callable, table=None) -> Kernel:
+    """The ``Kernel`` of these functions with ``model``, ``project`` and ``collapse`` bound."""
     bind = functools.partial
     return Kernel(bind(init, model, project, collapse), bind(step, model, project, collapse),
                   bind(run_steps, model, project, collapse),
                   None if collapse is None else bind(conditional_noise, model, project,
                                                      collapse),
-                  lambda w, lams: project_draws(model, project, w, lams),
-                  lambda w: None if allowed is None else movable(w, model.edge_weight, allowed),
-                  collapse)
+                  lambda w, lams: project_draws(model, project, w, lams), movable_of, collapse,
+                  table)
 
 
 def refine(kernel: Kernel, weights_tilde: Weights, target: Target, key: jax.Array,
@@ -311,21 +333,6 @@ def refine(kernel: Kernel, weights_tilde: Weights, target: Target, key: jax.Arra
     return Refined(jax.tree.map(lambda x: np.asarray(x)[:n], state.weights_tilde),
                    np.asarray(target.lams)[:n], np.asarray(noise)[:n],
                    counts[0] / np.maximum(counts[1], 1))
-
-
-def project_in_batches(kernel: Kernel, weights_tilde: dict[str, np.ndarray],
-                       lams: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """Projected weights ``ω`` (numpy pytree) and graphs ``W (n, p, p)`` of draws ``ω̃`` at
-    ``lams (n,)`` with the compiled ``kernel``, in batches of ``PROJECT_BATCH`` (one
-    compilation for every n)."""
-    n = len(lams)
-    padded = -(-n // PROJECT_BATCH) * PROJECT_BATCH
-    index = np.minimum(np.arange(padded), n - 1)
-    batches = [kernel.project({name: jnp.asarray(value[index[b:b + PROJECT_BATCH]])
-                               for name, value in weights_tilde.items()},
-                              jnp.asarray(lams[index[b:b + PROJECT_BATCH]]))
-               for b in range(0, padded, PROJECT_BATCH)]
-    return concatenate_draws(batches, n)
 
 
 def project_draws(model: StructuralEquationModel, project: Projector, weights_tilde: Weights,

@@ -11,7 +11,9 @@ A model describes the weights ``ω`` of an SEM whose graph is a projected distri
 5. ``model.log_likelihood(ω, data, noise_variance)``: one value per sample.
 
 ``model.draw(q, key, L, project, λ)`` performs steps 1–4 (``draw_through_graph`` is the generic
-version; the linear SEM draws from ``prodag.ProjectedNormal``).
+version; the linear SEM draws from ``prodag.ProjectedNormal``). A training step needs only the
+draws' log-likelihoods: ``draw_log_likelihood`` uses the model's own shortcut where it has one
+(the linear SEM on candidate parents draws their slots alone), else steps 1–5.
 
 Weights are a pytree (a dict of arrays). ``weight_shapes(p)`` gives the shapes of one sample;
 every array the inference engine passes in has an extra leading sample axis of length L.
@@ -92,3 +94,15 @@ def draw_through_graph(model: StructuralEquationModel, q: variational.Variationa
     graph_tilde = model.graph_of(weights_tilde)
     graph = project(graph_tilde, lam)
     return model.apply_projection(weights_tilde, graph_tilde, graph), graph
+
+
+def draw_log_likelihood(model: StructuralEquationModel, q: variational.VariationalParams,
+                        key: jax.Array, n_samples: int, project: Projector, lam: jax.Array,
+                        data: Any, noise_variance: jax.Array) -> jax.Array:
+    """``log p(X | ω_l)`` ``(L,)`` of ``n_samples`` projected draws ``ω_l``: the model's
+    ``draw_log_likelihood`` where it has one, else ``draw`` then ``log_likelihood``."""
+    own = getattr(model, "draw_log_likelihood", None)
+    if own is not None:
+        return own(q, key, n_samples, project, lam, data, noise_variance)
+    weights, _ = model.draw(q, key, n_samples, project, lam)
+    return model.log_likelihood(weights, data, noise_variance)

@@ -9,6 +9,8 @@ are ``X A[:, k]`` and their squared norm is ``A[:, k]ᵀ (XᵀX) A[:, k]``, so o
 ``O(L p³)`` whatever ``n`` is, after one ``O(n p²)`` Gram matrix. On candidate parents
 (``parents``: each variable's, at most ``K``) only those weights can be nonzero, and the same
 residuals cost ``O(L p K²)``: ``G_kk − 2 wᵀ G[pa, k] + wᵀ G[pa, pa] w`` with ``w = W[pa, k]``.
+There a training step draws only those weights (``draw_log_likelihood``): ``(L, p, K)`` slots
+(``prodag.projection.parents``), projected on the slots, so no array of a draw is ``(p, p)``.
 """
 
 from __future__ import annotations
@@ -18,12 +20,12 @@ from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from prodag.distributions import ProjectedNormal
 from prodag.models import variational
 from prodag.models.base import Weights, gaussian_log_likelihood
 from prodag.projection import Projector
+from prodag.projection.parents import ParentTable
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,28 @@ class LinearSEM:
         graph = distribution.sample(weight_key, (n_samples,))
         return {"W": graph}, graph
 
+    def draw_log_likelihood(self, q: variational.VariationalParams, key: jax.Array,
+                            n_samples: int, project: Projector, lam: jax.Array,
+                            data: dict[str, Any], noise_variance: jax.Array) -> jax.Array:
+        """``log p(X | W_l)`` ``(L,)`` of ``n_samples`` draws ``W_l ~ ProjectedNormal(q)``.
+
+        On candidate parents, with a projection that takes slots (``CandidateProjector``), the
+        draws are made on the slots alone: ``w̃ ~ N(q)`` restricted to the candidate entries
+        ``(L, p, K)``, projected there. That is the same distribution as the dense draw, whose
+        other entries the projection zeroes; only the random numbers differ.
+        """
+        on_parents = getattr(project, "on_parents", None)
+        if self.parents is None or on_parents is None:
+            weights, _ = self.draw(q, key, n_samples, project, lam)
+            return self.log_likelihood(weights, data, noise_variance)
+        table = project.table
+        (weight_key,) = jax.random.split(key, 1)
+        loc, scale = table.gather(q.loc["W"]), table.gather(variational.stddev(q)["W"])
+        noise = jax.random.normal(weight_key, (n_samples, *loc.shape), loc.dtype)
+        w = on_parents(loc + scale * noise, lam)
+        return gaussian_log_likelihood(rss_on_slots(w, data["gram"], table), data["n_rows"],
+                                       noise_variance)
+
     def prepare_data(self, X: jax.Array, observed: jax.Array | None = None) -> dict[str, Any]:
         """Sufficient statistics of ``X (n, p)``: the Gram matrix ``XᵀX (p, p)`` and ``n``.
 
@@ -85,28 +109,12 @@ class LinearSEM:
         """``‖X[:, k] − X W[:, k]‖²`` for every sample and column, shape ``(L, p)``."""
         W = weights["W"]
         if self.parents is not None:
-            return self._rss_on_parents(W, data["gram"])
+            table = ParentTable.from_lists(self.parents)
+            return rss_on_slots(table.gather(W), data["gram"], table)
         A = jnp.eye(W.shape[-1], dtype=W.dtype) - W
         if data["gram"].ndim == 3:  # one Gram matrix per variable (interventions)
             return jnp.einsum("lik,kij,ljk->lk", A, data["gram"], A)
         return jnp.einsum("lik,ij,ljk->lk", A, data["gram"], A)
-
-    def _rss_on_parents(self, W: jax.Array, gram: jax.Array) -> jax.Array:
-        """The residual sums of squares ``(L, p)`` from each column's candidate parents only
-        (``W (L, p, p)`` zero elsewhere; ``gram (p, p)``, or ``(p, p, p)`` per variable)."""
-        parents, slot = parent_slots(self.parents)  # (p, K): padded with the variable itself
-        child = np.arange(len(self.parents))[:, None]
-        w = W[..., parents, child] * slot  # (L, p, K): w[l, k, s] = W[parents[k, s], k]
-        if gram.ndim == 3:
-            diagonal = gram[child[:, 0], child[:, 0], child[:, 0]]
-            cross = gram[child, parents, child]
-            block = gram[child[:, :, None], parents[:, :, None], parents[:, None, :]]
-        else:
-            diagonal = jnp.diagonal(gram)
-            cross = gram[parents, child]
-            block = gram[parents[:, :, None], parents[:, None, :]]
-        return (diagonal - 2 * jnp.einsum("lks,ks->lk", w, cross)
-                + jnp.einsum("lks,kst,lkt->lk", w, block, w))
 
     def log_likelihood(self, weights: Weights, data: dict[str, Any],
                        noise_variance: jax.Array) -> jax.Array:
@@ -117,10 +125,50 @@ class LinearSEM:
                                        data["n_rows"], noise_variance)
 
 
-def parent_slots(parents: tuple[tuple[int, ...], ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Each variable's parents as a padded table ``(p, K)`` int (padding: the variable
-    itself) and which slots are real ``(p, K)`` bool, ``K`` the most parents of any."""
-    width = max(1, max(len(own) for own in parents))
-    table = np.array([list(own) + [k] * (width - len(own)) for k, own in enumerate(parents)])
-    slot = np.arange(width)[None, :] < np.array([len(own) for own in parents])[:, None]
-    return table.reshape(len(parents), width), slot
+@dataclass(frozen=True, eq=False)
+class LinearSEMOnSlots:
+    """The linear SEM with its weights on each column's candidate parents' slots ``{"W": (L,
+    p, K)}`` (``w[l, k, s]`` the weight of ``table.parents[k, s] → k``; ``table``:
+    ``prodag.projection.parents.ParentTable``), for kernels that hold many draws, such as the
+    refinement's: their state and every step stay ``O(p · K)`` a draw. The graph the
+    projection acts on is the slots themselves (a ``CandidateProjector.on_parents``)."""
+
+    table: ParentTable
+    edge_weight: ClassVar[str] = "W"
+    likelihood: ClassVar[str] = "gaussian"
+
+    def graph_of(self, weights_tilde: Weights) -> jax.Array:
+        """The slots ``(L, p, K)``."""
+        return weights_tilde["W"]
+
+    def apply_projection(self, weights_tilde: Weights, graph_tilde: jax.Array,
+                         graph: jax.Array) -> Weights:
+        """The projected slots ``(L, p, K)``."""
+        return {"W": graph}
+
+    def residual_sum_of_squares(self, weights: Weights, data: dict[str, Any]) -> jax.Array:
+        """``(L, p)``: ``rss_on_slots`` of the slots."""
+        return rss_on_slots(weights["W"], data["gram"], self.table)
+
+    def log_likelihood(self, weights: Weights, data: dict[str, Any],
+                       noise_variance: jax.Array) -> jax.Array:
+        """Gaussian ``log p(X | W)`` of shape ``(L,)`` (``LinearSEM.log_likelihood``)."""
+        return gaussian_log_likelihood(self.residual_sum_of_squares(weights, data),
+                                       data["n_rows"], noise_variance)
+
+
+def rss_on_slots(w: jax.Array, gram: jax.Array, table: ParentTable) -> jax.Array:
+    """The residual sums of squares ``(L, p)`` of the weights on each column's candidate
+    parents, ``w (L, p, K)`` (``w[l, k, s]`` of the edge ``table.parents[k, s] → k``, zero in
+    the padding), from ``gram (p, p)``, or ``(p, p, p)``: one per variable."""
+    parents, child = table.parents, table.child
+    if gram.ndim == 3:
+        diagonal = gram[child[:, 0], child[:, 0], child[:, 0]]
+        cross = gram[child, parents, child]
+        block = gram[child[:, :, None], parents[:, :, None], parents[:, None, :]]
+    else:
+        diagonal = jnp.diagonal(gram)
+        cross = gram[parents, child]
+        block = gram[parents[:, :, None], parents[:, None, :]]
+    return (diagonal - 2 * jnp.einsum("lks,ks->lk", w, cross)
+            + jnp.einsum("lks,kst,lkt->lk", w, block, w))

@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag.inference import compiled, refinement
+from prodag.inference import compiled
 from prodag.inference import draws as fit_draws
 from prodag.inputs.checks import check_integer, check_seed
 from prodag.posterior import mixture
@@ -45,7 +45,7 @@ def stored_draws(config, draws, picked: np.ndarray | None = None) -> tuple[dict,
     (``config``: the fit's ``ModelConfig``), negligible entries dropped; the model weights
     and the graphs ``(n, p, p)``, fitted units."""
     picked = np.arange(len(draws.lams)) if picked is None else picked
-    weights, graphs = refinement.project_in_batches(
+    weights, graphs = fit_draws.project_in_batches(
         compiled.refinement_kernel(config),
         {name: value[picked] for name, value in draws.weights_tilde.items()},
         draws.lams[picked])

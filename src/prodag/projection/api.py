@@ -23,6 +23,7 @@ from prodag.projection.orders import constrained_positions, forward_mask
 from prodag.projection.path import path_support
 from prodag.projection.search import MAX_SWEEPS, REL_TOL, search_positions
 from prodag.projection.host_search import positions_on_host, uses_kernel
+from prodag.projection.parents import ParentTable, positions_on_parents, slot_search
 
 METHODS = ("auto", "exact", "search", "path")
 
@@ -204,6 +205,48 @@ def project_on_entries(W_tilde, lam, entries: tuple[np.ndarray, np.ndarray],
     return kept.at[..., rows, cols].set(shrunk)
 
 
+def project_on_parents(w_tilde: jax.Array, lam, table: ParentTable, method: str = "auto", *,
+                       required=None, **options) -> jax.Array:
+    """``project`` of the samples whose weights sit in the candidate parents' slots ``w_tilde
+    (..., p, K)`` (``prodag.projection.parents``): the projected slots ``(..., p, K)``, equal
+    to ``table.gather(project(table.scatter(w_tilde), lam, allowed=table.mask(), ...))`` up to
+    rounding, with no ``(p, p)`` array per sample where the order search runs on the CPU's
+    kernel. ``required (p, p)``: edges every sample keeps (candidates, acyclic). ``lam``
+    broadcasts to ``w_tilde.shape[:-2]``."""
+    p, width = table.parents.shape
+    method = _resolve_method(method, p)
+    options = _check_options(method, options)
+    w_tilde = jnp.where(table.valid, w_tilde, 0.0)
+    flat = w_tilde.reshape((-1, p, width))
+    lam = jnp.broadcast_to(jnp.asarray(lam, flat.dtype), w_tilde.shape[:-2]).reshape(-1)
+    required_slots = None if required is None else table.valid & np.asarray(required)[
+        table.parents, table.child]
+    kwargs = dict(options)
+    if method == "search" and uses_kernel(kwargs.get("n_kicks", 0)):
+        squared = jnp.square(jax.lax.stop_gradient(flat))
+        if required_slots is not None:
+            total = squared.sum(axis=(-2, -1), keepdims=True)
+            squared = squared + jnp.where(required_slots, 1.0 + total, 0.0)
+        positions = positions_on_parents(squared, slot_search(table), kwargs.get(
+            "max_sweeps", MAX_SWEEPS), kwargs.get("rel_tol", REL_TOL))
+        if required is not None:
+            positions = jax.vmap(constrained_positions, (0, None))(positions,
+                                                                   jnp.asarray(required))
+        forward = positions[:, table.parents] < positions[:, :, None]
+        W = jnp.where(forward & table.valid, flat, 0.0)
+    else:  # the other methods choose supports on the dense matrix
+        dense = _acyclic(table.scatter(flat), method, options, jnp.asarray(table.mask()),
+                         None if required is None else jnp.asarray(required))
+        W = table.gather(dense)
+    free = np.flatnonzero(table.valid if required_slots is None
+                          else table.valid & ~required_slots)
+    W = W.reshape((W.shape[0], p * width))
+    shrunk = l1_ball_projection(W[:, free, None], lam)[..., 0]
+    kept = (jnp.zeros_like(W) if required_slots is None
+            else jnp.where(required_slots.reshape(-1), W, 0.0))
+    return kept.at[:, free].set(shrunk).reshape(w_tilde.shape)
+
+
 def _check_masks(allowed, required, p: int):
     """The knowledge masks as ``(p, p)`` bool arrays (or ``None``), checked for shape."""
     masks = []
@@ -227,29 +270,67 @@ def make_projector(method: str = "auto", prune: float = 0.0, knowledge: Knowledg
     """The projection ``(W̃, λ) -> W`` with ``method`` and its ``options`` fixed, followed by
     pruning: entries with ``|W| ≤ prune`` are set to zero (``prune = 0`` keeps ``W`` as it is).
     With ``knowledge`` (``prodag.inputs.knowledge.Knowledge``) every output respects it; required
-    edges are not pruned.
+    edges are not pruned. With candidate parents it is a ``CandidateProjector``, which also
+    projects samples given on the parents' slots.
 
     One function per setting (cached), so compiled code that closes over it is reused.
     """
     if method not in METHODS:
         raise ValueError(f"unknown projection method {method!r}; choose one of {METHODS}.")
     prune = float(prune)
-    allowed = required = entries = None
+    if knowledge is not None and knowledge.candidates is not None:
+        return CandidateProjector(method, prune, knowledge, options)
+    allowed = required = None
     if knowledge is not None:
-        allowed, required = knowledge.allowed_mask(), knowledge.required_mask()
-        if knowledge.candidates is not None:  # a sparse support: the ℓ1 step on it alone
-            entries = np.nonzero(allowed & ~required)
+        allowed, required = knowledge.allowed_mask(), _required_or_none(knowledge)
 
     def projector(W_tilde, lam):
-        if entries is None:
-            W = project(W_tilde, lam, method=method, allowed=allowed, required=required,
-                        **options)
-        else:
-            W = project_on_entries(W_tilde, lam, entries, method=method, allowed=allowed,
-                                   required=required, **options)
-        if prune <= 0:
-            return W
-        keep = jnp.abs(W) > prune
-        return jnp.where(keep if required is None else keep | required, W, 0.0)
+        W = project(W_tilde, lam, method=method, allowed=allowed, required=required, **options)
+        return _pruned(W, prune, required)
 
     return projector
+
+
+class CandidateProjector:
+    """``make_projector``'s projection on a candidate support (``knowledge.candidates``).
+
+    Called on dense ``W̃ (..., p, p)`` it is a ``Projector`` (the ℓ1 step over the candidate
+    entries alone: ``project_on_entries``); ``on_parents(w̃ (..., p, K), λ)`` projects samples
+    given on the slots of ``table`` (``project_on_parents``), with the same pruning.
+    """
+
+    def __init__(self, method: str, prune: float, knowledge: Knowledge, options: dict):
+        self.method, self.prune, self.options = method, prune, options
+        self.allowed = knowledge.allowed_mask()
+        self.required = _required_or_none(knowledge)
+        self.table = ParentTable.from_lists(knowledge.candidate_support())
+        self.entries = np.nonzero(self.allowed if self.required is None
+                                  else self.allowed & ~self.required)
+        self.required_slots = (None if self.required is None else self.table.valid
+                               & self.required[self.table.parents, self.table.child])
+
+    def __call__(self, W_tilde, lam) -> jax.Array:
+        W = project_on_entries(W_tilde, lam, self.entries, method=self.method,
+                               allowed=self.allowed, required=self.required, **self.options)
+        return _pruned(W, self.prune, self.required)
+
+    def on_parents(self, w_tilde: jax.Array, lam) -> jax.Array:
+        """The projected slots ``(..., p, K)`` of the samples ``w_tilde (..., p, K)``."""
+        w = project_on_parents(w_tilde, lam, self.table, self.method, required=self.required,
+                               **self.options)
+        return _pruned(w, self.prune, self.required_slots)
+
+
+def _required_or_none(knowledge: Knowledge) -> np.ndarray | None:
+    """The required edges' mask, or None without any (the projection then skips their
+    bookkeeping, with the same result)."""
+    required = knowledge.required_mask()
+    return required if required.any() else None
+
+
+def _pruned(W: jax.Array, prune: float, required: np.ndarray | None) -> jax.Array:
+    """``W`` with the entries ``|W| ≤ prune`` zeroed (not the ``required`` ones)."""
+    if prune <= 0:
+        return W
+    keep = jnp.abs(W) > prune
+    return jnp.where(keep if required is None else keep | required, W, 0.0)

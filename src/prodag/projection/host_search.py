@@ -15,7 +15,8 @@ import numpy as np
 
 from prodag.numba_jit import numba  # None without numba: the pure-JAX search is used instead
 from prodag.projection.search_kernel import search_positions_batch
-from prodag.projection.search_kernel_sparse import neighbour_lists, search_positions_batch_sparse
+from prodag.projection.search_kernel_sparse import (neighbour_lists, on_neighbours,
+                                                    search_positions_batch_sparse)
 
 
 def uses_kernel(n_kicks: int) -> bool:
@@ -27,6 +28,11 @@ SPARSE_BELOW = 0.12
 """The share of a node's possible neighbours below which the search runs on the neighbour
 lists: there it skips most of a sweep's work, while on a dense support the lists only add
 indirection (the orders are the same either way)."""
+
+
+def on_lists(degree: np.ndarray) -> bool:
+    """Whether a support whose nodes have ``degree (p,)`` neighbours is searched on the lists."""
+    return bool(degree.mean() < SPARSE_BELOW * (degree.shape[0] - 1))
 
 
 def positions_on_host(squared: jax.Array, max_sweeps: int, rel_tol: float,
@@ -48,9 +54,11 @@ def positions_on_host(squared: jax.Array, max_sweeps: int, rel_tol: float,
         flat = batch.reshape((-1, p, p))
         if support is not None:
             neighbours, degree = neighbour_lists(np.asarray(support).reshape((-1, p, p))[0])
-            if degree.mean() < SPARSE_BELOW * (p - 1):
-                return search_positions_batch_sparse(flat, neighbours, degree, max_sweeps,
-                                                     rel_tol).reshape(batch.shape[:-1])
+            if on_lists(degree):
+                outgoing, incoming = on_neighbours(flat, neighbours, degree)
+                return search_positions_batch_sparse(outgoing, incoming, neighbours, degree,
+                                                     max_sweeps, rel_tol
+                                                     ).reshape(batch.shape[:-1])
         return search_positions_batch(flat, max_sweeps, rel_tol).reshape(batch.shape[:-1])
 
     return jax.pure_callback(host, result, squared, support, vmap_method="expand_dims")

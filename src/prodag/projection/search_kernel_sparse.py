@@ -8,6 +8,11 @@ bit, at ``O(p · D)`` a sweep for ``D`` neighbours instead of ``O(p²)``: an ins
 of backward mass is constant between the places of the moved node's neighbours, so only the
 first place of each run can be its first minimum. The greedy starts still scan every unplaced
 node (``O(p²)`` a start).
+
+A sample enters as two ``(p, D)`` arrays, never as a ``(p, p)`` matrix: ``outgoing[v, i] =
+squared[v, u]`` and ``incoming[v, i] = squared[u, v]`` for ``v``'s ``i``-th neighbour ``u``
+(zero in the padding). ``on_neighbours`` gathers them from dense samples;
+``prodag.projection.parents`` gathers them from each column's candidate parents.
 """
 
 from __future__ import annotations
@@ -32,31 +37,29 @@ def neighbour_lists(support: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @_njit
-def _greedy_sparse(squared, neighbours, degree, transposed, permutation):
+def _greedy_sparse(outgoing, incoming_mass, neighbours, degree, transposed, permutation):
     """``_greedy`` over the neighbour lists."""
-    p = squared.shape[0]
-    incoming = np.zeros(p, squared.dtype)
+    p = outgoing.shape[0]
+    incoming = np.zeros(p, outgoing.dtype)
     for v in range(p):
         for i in range(degree[v]):
-            u = neighbours[v, i]
-            incoming[v] += squared[v, u] if transposed else squared[u, v]
+            incoming[v] += outgoing[v, i] if transposed else incoming_mass[v, i]
     placed = np.zeros(p, np.bool_)
     for place in range(p):
         node = place_least(incoming, placed, permutation, place)
         for i in range(degree[node]):
             v = neighbours[node, i]
-            incoming[v] -= squared[v, node] if transposed else squared[node, v]
+            incoming[v] -= incoming_mass[node, i] if transposed else outgoing[node, i]
 
 
 @_njit
-def _net_outflow_sparse(squared, neighbours, degree, permutation):
+def _net_outflow_sparse(outgoing, incoming, degree, permutation):
     """``_net_outflow`` over the neighbour lists."""
-    p = squared.shape[0]
-    net = np.zeros(p, squared.dtype)
+    p = outgoing.shape[0]
+    net = np.zeros(p, outgoing.dtype)
     for v in range(p):
         for i in range(degree[v]):
-            u = neighbours[v, i]
-            net[v] += squared[u, v] - squared[v, u]
+            net[v] += incoming[v, i] - outgoing[v, i]
     permutation[:] = np.argsort(net, kind="mergesort")
 
 
@@ -116,20 +119,16 @@ def _improve_sparse(difference, neighbours, degree, permutation, positions, max_
 
 
 @_njit
-def _backward_mass_sparse(squared, neighbours, degree, permutation, positions, ranked,
+def _backward_mass_sparse(outgoing, neighbours, degree, permutation, positions, ranked,
                           places, values):
     """``_backward_mass``: each node's earlier neighbours in the order of their places."""
-    p = squared.shape[0]
+    p = outgoing.shape[0]
     for place in range(p):
         positions[permutation[place]] = place
-    weights = np.empty((p, neighbours.shape[1]), squared.dtype)
-    for v in range(p):
-        for i in range(degree[v]):
-            weights[v, i] = squared[v, neighbours[v, i]]
     total = 0.0
     for later in range(p):
         node = permutation[later]
-        _by_place(node, neighbours, degree, positions, weights, ranked, places, values)
+        _by_place(node, neighbours, degree, positions, outgoing, ranked, places, values)
         for i in range(degree[node]):
             if places[i] < later:
                 total += values[i]
@@ -137,24 +136,25 @@ def _backward_mass_sparse(squared, neighbours, degree, permutation, positions, r
 
 
 @_njit
-def _search_one_sparse(squared, neighbours, degree, max_sweeps, rel_tol, positions_out):
-    """``_search_one`` for a ``squared (p, p)`` that is zero outside the neighbour lists."""
-    p, width = squared.shape[0], neighbours.shape[1]
-    difference = np.zeros((p, width), squared.dtype)
+def _search_one_sparse(outgoing, incoming, neighbours, degree, max_sweeps, rel_tol,
+                       positions_out):
+    """``_search_one`` for one sample's ``outgoing`` and ``incoming`` masses ``(p, D)``."""
+    p, width = outgoing.shape[0], neighbours.shape[1]
+    difference = outgoing - incoming
+    total = np.zeros(1, outgoing.dtype)  # summed in the dense kernel's order and dtype
     for v in range(p):
         for i in range(degree[v]):
-            u = neighbours[v, i]
-            difference[v, i] = squared[v, u] - squared[u, v]
-    threshold = -rel_tol * squared.sum()
+            total[0] += outgoing[v, i]
+    threshold = -rel_tol * total[0]
     starts = np.empty((3, p), np.int64)
-    _greedy_sparse(squared, neighbours, degree, False, starts[0])
-    _greedy_sparse(squared, neighbours, degree, True, starts[1])
+    _greedy_sparse(outgoing, incoming, neighbours, degree, False, starts[0])
+    _greedy_sparse(outgoing, incoming, neighbours, degree, True, starts[1])
     starts[1] = starts[1][::-1].copy()
-    _net_outflow_sparse(squared, neighbours, degree, starts[2])
+    _net_outflow_sparse(outgoing, incoming, degree, starts[2])
+    values = np.empty(width, outgoing.dtype)
     best = np.empty(p, np.int64)
     positions = np.empty(p, np.int64)
     places = np.empty(width, np.int64)
-    values = np.empty(width, squared.dtype)
     ranked = np.empty((p, width), np.int64)
     best_cost = np.inf
     for start in range(3):
@@ -165,7 +165,7 @@ def _search_one_sparse(squared, neighbours, degree, max_sweeps, rel_tol, positio
             ranked[v] = np.arange(width)
         _improve_sparse(difference, neighbours, degree, permutation, positions, max_sweeps,
                         threshold, ranked, places, values)
-        cost = _backward_mass_sparse(squared, neighbours, degree, permutation, positions,
+        cost = _backward_mass_sparse(outgoing, neighbours, degree, permutation, positions,
                                      ranked, places, values)
         if cost < best_cost:
             best_cost = cost
@@ -174,16 +174,30 @@ def _search_one_sparse(squared, neighbours, degree, max_sweeps, rel_tol, positio
         positions_out[best[place]] = place
 
 
-def _search_batch_sparse(squared, neighbours, degree, max_sweeps, rel_tol):
-    """``_search_batch`` for samples that are zero outside the neighbour lists."""
-    batch, p = squared.shape[0], squared.shape[1]
+def _search_batch_sparse(outgoing, incoming, neighbours, degree, max_sweeps, rel_tol):
+    """Orders ``(B, p)`` int32 of samples given by their ``outgoing`` and ``incoming``
+    masses ``(B, p, D)`` over the neighbour lists."""
+    batch, p = outgoing.shape[0], outgoing.shape[1]
     positions = np.empty((batch, p), np.int32)
     for sample in numba.prange(batch):
-        _search_one_sparse(squared[sample], neighbours, degree, max_sweeps, rel_tol,
-                           positions[sample])
+        _search_one_sparse(outgoing[sample], incoming[sample], neighbours, degree, max_sweeps,
+                           rel_tol, positions[sample])
     return positions
 
 
 search_positions_batch_sparse = (
     numba.njit(cache=True, nogil=True, parallel=True)(_search_batch_sparse)
     if numba is not None else None)
+
+
+def on_neighbours(squared: np.ndarray, neighbours: np.ndarray,
+                  degree: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ``outgoing`` and ``incoming`` masses ``(B, p, D)`` of dense samples ``squared
+    (B, p, p)`` over the neighbour lists (zero in the padding)."""
+    p = squared.shape[-1]
+    node, neighbour = np.arange(p)[:, None], np.maximum(neighbours, 0)
+    padding = neighbours < 0
+    outgoing = np.where(padding, 0, squared[:, node, neighbour])
+    incoming = np.where(padding, 0, squared[:, neighbour, node])
+    return (np.ascontiguousarray(outgoing, squared.dtype),
+            np.ascontiguousarray(incoming, squared.dtype))
