@@ -76,13 +76,18 @@ def test_candidate_parents_must_be_a_count():
 def restricted_fit():
     X = chain_data(p=6, n=300)
     return ProDAG(seed=0, progress=False, lam=4.0, max_epochs=30, n_chains=1,
-                  training=TrainingOptions(candidate_parents=1, refine_steps=0)).fit(X)
+                  training=TrainingOptions(candidate_parents=1, refine_steps=20)).fit(X)
 
 
 def test_no_draw_has_an_edge_outside_the_candidates_and_the_mask_round_trips(
         restricted_fit, tmp_path):
+    """The refinement runs on the candidate slots (``refinement.build_slot_kernel``), every
+    kind of move accepted at times, and its draws come back dense, on the candidates."""
     mask = restricted_fit.candidate_parents_
     assert mask is not None and mask.sum() < 30
+    assert restricted_fit.refined_.weights_tilde["W"].shape[1:] == (6, 6)
+    acceptance = restricted_fit.diagnostics_["refinement"]["acceptance"]
+    assert all(0 < acceptance[kind] < 1 for kind in ("site", "joint", "reverse", "jump"))
     draws = restricted_fit.sample(300, seed=0)
     assert np.all(draws[:, ~mask] == 0) and np.any(draws[:, mask] != 0)
     restricted_fit.save(tmp_path / "model.npz")
@@ -128,9 +133,9 @@ def _screened_problem(p=12, seed=0):
     return knowledge, rng.normal(size=(6, p, p)), rng.normal(size=(50, p))
 
 
-@pytest.mark.parametrize("lam", [0.0, 0.7, 4.0, np.inf])
-def test_the_l1_step_on_the_candidate_entries_alone_is_the_full_projection(lam):
-    """``project_on_entries`` against ``project``: values, and gradients in W̃ and λ."""
+def test_the_l1_step_on_the_candidate_entries_alone_is_the_full_projection():
+    """``project_on_entries`` against ``project``: values, and gradients in W̃ and λ, at
+    radii from 0 to none."""
     import jax
     import jax.numpy as jnp
 
@@ -139,19 +144,24 @@ def test_the_l1_step_on_the_candidate_entries_alone_is_the_full_projection(lam):
     knowledge, W_tilde, _ = _screened_problem()
     allowed, required = knowledge.allowed_mask(), knowledge.required_mask()
     entries = np.nonzero(allowed & ~required)
-    full = lambda w, l: project(w, l, allowed=allowed, required=required)  # noqa: E731
-    on_entries = lambda w, l: project_on_entries(w, l, entries, allowed=allowed,  # noqa: E731
-                                                 required=required)
     cotangent = jnp.asarray(np.random.default_rng(1).normal(size=W_tilde.shape), jnp.float32)
-    W_tilde, lam = jnp.asarray(W_tilde, jnp.float32), jnp.float32(lam)
-    expected, found = full(W_tilde, lam), on_entries(W_tilde, lam)
-    np.testing.assert_allclose(found, expected, atol=1e-5)
-    assert np.array_equal(np.asarray(found) != 0, np.asarray(expected) != 0)
-    if np.isfinite(lam):
-        grads = [jax.grad(lambda w, l: jnp.sum(f(w, l) * cotangent), (0, 1))(W_tilde, lam)
-                 for f in (full, on_entries)]
-        np.testing.assert_allclose(grads[1][0], grads[0][0], atol=1e-5)
-        np.testing.assert_allclose(grads[1][1], grads[0][1], atol=1e-5)
+
+    def with_gradients(function):
+        value = lambda w, l: jnp.sum(function(w, l) * cotangent)  # noqa: E731
+        return jax.jit(lambda w, l: (function(w, l), jax.grad(value, (0, 1))(w, l)))
+
+    full = with_gradients(lambda w, l: project(w, l, allowed=allowed, required=required))
+    on_entries = with_gradients(lambda w, l: project_on_entries(
+        w, l, entries, allowed=allowed, required=required))
+    W_tilde = jnp.asarray(W_tilde, jnp.float32)
+    for lam in (0.0, 0.7, 4.0, np.inf):
+        lam = jnp.float32(lam)
+        (expected, expected_grads), (found, grads) = full(W_tilde, lam), on_entries(W_tilde, lam)
+        np.testing.assert_allclose(found, expected, atol=1e-5)
+        assert np.array_equal(np.asarray(found) != 0, np.asarray(expected) != 0)
+        if np.isfinite(lam):
+            np.testing.assert_allclose(grads[0], expected_grads[0], atol=1e-5)
+            np.testing.assert_allclose(grads[1], expected_grads[1], atol=1e-5)
 
 
 @pytest.mark.parametrize("per_variable", [False, True])
@@ -263,6 +273,8 @@ def test_refinement_on_the_slots_moves_draws_by_the_dense_targets_ratios():
     differences between two draws that agree off the support (the entries outside it never
     move, so their prior cancels from every ratio), and a reversal swaps the slots of
     ``j → k`` and ``k → j`` as the dense move swaps the entries."""
+    import functools
+
     import jax
     import jax.numpy as jnp
 
@@ -285,11 +297,11 @@ def test_refinement_on_the_slots_moves_draws_by_the_dense_targets_ratios():
                                jnp.ones((8, 12), jnp.float32), 0.0, 1.0)
     differences = []
     for kernel, layout in ((dense, lambda w: w), (slots, table.gather)):
-        values = [refinement.log_target(
-            LinearSEMOnSlots(table) if kernel is slots else model,
-            project.on_parents if kernel is slots else project,
-            {"W": layout(jnp.asarray(w, jnp.float32))}, target, kernel.collapse)
-            for w in (first, second)]
+        log_target = jax.jit(functools.partial(
+            refinement.log_target, LinearSEMOnSlots(table) if kernel is slots else model,
+            project.on_parents if kernel is slots else project, collapse=kernel.collapse))
+        values = [log_target({"W": layout(jnp.asarray(w, jnp.float32))}, target)
+                  for w in (first, second)]
         differences.append(np.asarray(values[1] - values[0]))
     np.testing.assert_allclose(differences[1], differences[0], rtol=1e-4, atol=1e-3)
 
