@@ -32,6 +32,18 @@ def test_the_estimate_grows_with_p_samples_fits_and_epochs():
     assert fit_seconds(**{**base, "max_epochs": 10 * TYPICAL_EPOCHS}) == seconds
 
 
+def test_on_candidate_parents_a_step_costs_its_slots_not_p_squared_matrices():
+    """A screened step's draws grow about as ``p^1.3`` (the timed slots), a dense step's as
+    ``p^2.45``: at p = 500 the screened estimate is the smaller by far, and so is the
+    refinement's."""
+    base = dict(n_samples=50, n_fits=34, max_epochs=1000, steps_per_epoch=10)
+    screened = [fit_seconds(p, **base, screened=True) for p in (100, 1000)]
+    dense = [fit_seconds(p, **base) for p in (100, 1000)]
+    assert 10 < screened[1] / screened[0] < 40 and dense[1] / dense[0] > 200
+    assert fit_seconds(500, **base, screened=True) < fit_seconds(500, **base) / 10
+    assert refine_seconds(500, 1000, 10, screened=True) < refine_seconds(500, 1000, 10) / 5
+
+
 def test_the_count_of_fits_doubles_with_chains_and_grows_with_the_path():
     one = ProDAG(n_chains=1, lam=2.0, training=TrainingOptions(n_restarts=3))
 

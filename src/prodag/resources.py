@@ -77,6 +77,13 @@ STEP_SECONDS = 3.0e-8
 ``benchmarks/studies/fit_cost.py``): a step costs ``STEP_SECONDS · L · p^STEP_EXPONENT``."""
 STEP_EXPONENT = 2.45
 """How a step's cost grows with ``p`` (``b`` of the same fit)."""
+SCREENED_DRAW_SECONDS = 9.0e-7
+"""Seconds of one sampled draw of a training step on candidate parents (``K = 16``, each
+draw on its ``(p, K)`` slots) at ``p = 1``: such a step costs ``SCREENED_DRAW_SECONDS · L ·
+p^SCREENED_EXPONENT`` (``benchmarks/results/support_kernels_slots.json``: 0.35, 1.07, 2.49 and
+6.88 ms a draw at p = 100, 200, 500 and 1000, the order search most of it)."""
+SCREENED_EXPONENT = 1.3
+"""How that step's cost grows with ``p``."""
 SCORE_STEPS = 7.0
 """Scoring a finished fit, and re-scoring it when the fits are pooled, in training steps."""
 TYPICAL_EPOCHS = 35
@@ -88,12 +95,13 @@ takes under a minute on a quiet machine, is not announced."""
 
 
 def fit_seconds(p: int, n_samples: int, n_fits: int, max_epochs: int,
-                steps_per_epoch: int) -> float:
+                steps_per_epoch: int, screened: bool = False) -> float:
     """Rough seconds of a fit of ``p`` variables that runs ``n_fits`` optimisations
     (``prodag.fit.plan.n_fits``: chains × fits per chain) of at most ``max_epochs`` epochs
     of ``steps_per_epoch`` steps with ``n_samples`` sampled matrices each; each fit is also
-    scored twice (when it ends and when the fits are pooled)."""
-    step = STEP_SECONDS * n_samples * float(p) ** STEP_EXPONENT
+    scored twice (when it ends and when the fits are pooled). ``screened``: on candidate
+    parents (``draw_seconds``)."""
+    step = n_samples * draw_seconds(p, screened)
     epochs = min(max_epochs, TYPICAL_EPOCHS)
     return n_fits * (epochs * steps_per_epoch + 2 * SCORE_STEPS) * step
 
@@ -109,11 +117,21 @@ proposals, running the compiled step): 10 million steps on a few variables took 
 minutes, and a step of 1000 draws at p = 5 took 1.2 ms on a busy 2-core machine."""
 
 
-def refine_seconds(p: int, draws: int, steps: int) -> float:
+def refine_seconds(p: int, draws: int, steps: int, screened: bool = False) -> float:
     """Rough seconds of ``steps`` refinement steps moving ``draws`` draws of ``p`` variables
-    (``prodag.inference.refinement``)."""
-    step = REFINE_STEP_SECONDS * draws * float(p) ** STEP_EXPONENT
+    (``prodag.inference.refinement``); ``screened``: on candidate parents, where a draw's
+    step costs about a training step's draw (``draw_seconds``)."""
+    step = (draws * draw_seconds(p, True) if screened
+            else REFINE_STEP_SECONDS * draws * float(p) ** STEP_EXPONENT)
     return steps * max(step, REFINE_STEP_FLOOR)
+
+
+def draw_seconds(p: int, screened: bool) -> float:
+    """Seconds of one sampled draw of a training step, dense (``STEP_SECONDS``) or on
+    candidate parents (``SCREENED_DRAW_SECONDS``)."""
+    if screened:
+        return SCREENED_DRAW_SECONDS * float(p) ** SCREENED_EXPONENT
+    return STEP_SECONDS * float(p) ** STEP_EXPONENT
 
 
 def format_duration(seconds: float) -> str:

@@ -71,9 +71,11 @@ def announce(estimator, p: int, needed: int) -> None:
     """Print the memory of a fit of more than ``LARGE_P`` variables, and the time of one
     estimated (``prodag.resources.fit_seconds`` and ``refine_seconds``) to take over
     ``ANNOUNCED_SECONDS``, with the options that shorten it."""
+    from prodag.config.parameters import training_options
     from prodag.config.spec import resolve
     from prodag.fit.draws import REFINED_DRAWS
     from prodag.fit.plan import n_fits
+    from prodag.inputs.candidates import resolved_count
     from prodag.resources import (ANNOUNCED_SECONDS, TYPICAL_EPOCHS, fit_seconds, format_bytes,
                                   format_duration, refine_seconds)
 
@@ -84,9 +86,11 @@ def announce(estimator, p: int, needed: int) -> None:
     split = spec.split
     fits = n_fits(spec, split)
     n_samples = spec.optimiser.n_samples
+    screened = estimator.sem == "linear" and resolved_count(
+        training_options(estimator).candidate_parents, p) is not None
     fitting = fit_seconds(p, n_samples, fits, estimator.max_epochs,
-                          spec.optimiser.steps_per_epoch)
-    refining = refine_seconds(p, REFINED_DRAWS, spec.refine_steps)
+                          spec.optimiser.steps_per_epoch, screened)
+    refining = refine_seconds(p, REFINED_DRAWS, spec.refine_steps, screened)
     if fitting + refining > ANNOUNCED_SECONDS:
         path = "" if estimator.lam != "auto" else \
             f"--lam with a number (one radius instead of a path of {spec.n_lambdas}), "
@@ -99,7 +103,8 @@ def announce(estimator, p: int, needed: int) -> None:
         typer.echo(f"This fit may take {format_duration(fitting + refining)} (a rough "
                    f"estimate: {fits} fits of about {epochs} epochs of "
                    f"{spec.optimiser.steps_per_epoch} steps, each step projecting {n_samples} "
-                   f"sampled {p} x {p} matrices onto DAGs{refinement}; it depends on the "
+                   f"sampled {p} x {p} matrices onto DAGs"
+                   f"{' on candidate parents' if screened else ''}{refinement}; it depends on the "
                    "machine and on when each fit stops early). "
                    f"Shorter: {fewer_steps}{path}fewer --chains, --restarts, --n-samples or "
                    "--max-epochs. The progress bar shows each stage.")

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from prodag.numba_jit import njit, numba
+
 EFFECT_SIZE = 0.2
 """Entries with ``|w_jk| · sd(x_j) / σ_k`` at most this are not edges (module docstring)."""
 CHUNK = 1000
@@ -31,13 +33,68 @@ CHUNK = 1000
 def implied_sd(W: np.ndarray, noise_variance: np.ndarray) -> np.ndarray:
     """Standard deviation ``(S, p)`` of every variable in the linear SEM of each DAG of ``W
     (S, p, p)`` (``[s, j, k]``: j → k) with noise variances ``noise_variance (p,)`` (or
-    ``(S, p)``), in the units of ``W``'s variables."""
-    W = np.asarray(W, dtype=float)
-    p = W.shape[-1]
-    noise = np.broadcast_to(np.asarray(noise_variance, dtype=float), W.shape[:-1])
-    inverse = np.linalg.inv(np.eye(p) - W)  # [j, k]: total effect of j on k, plus I
-    variance = np.einsum("sjk,sj->sk", inverse ** 2, noise)
-    return np.sqrt(variance)
+    ``(S, p)``), in the units of ``W``'s variables (NaN for a variable on a cycle).
+
+    ``x = (I − Wᵀ)⁻¹ ε``, so ``var(x_k) = Σ_j M_jk² σ_j²`` with ``M = (I − W)⁻¹`` (``M_jk``: the
+    total effect of ``j`` on ``k``, plus ``I``). Each column of ``M`` is its own unit vector
+    plus its parents' columns weighted by their edges, so in a topological order ``M`` costs
+    ``O(p · E)`` for ``E`` edges instead of an inverse's ``O(p³)``."""
+    W = np.ascontiguousarray(W, dtype=float)
+    noise = np.ascontiguousarray(np.broadcast_to(np.asarray(noise_variance, dtype=float),
+                                                 W.shape[:-1]))
+    return np.sqrt(_implied_variance(W, noise))
+
+
+@njit
+def _implied_variance_one(W, noise, variance):
+    """``var(x)`` ``(p,)`` of one DAG ``W (p, p)`` with noise variances ``noise (p,)``."""
+    p = W.shape[0]
+    indegree = np.zeros(p, np.int64)
+    for j in range(p):
+        for k in range(p):
+            if W[j, k] != 0.0:
+                indegree[k] += 1
+    order = np.empty(p, np.int64)
+    placed, taken = 0, 0
+    for k in range(p):
+        if indegree[k] == 0:
+            order[placed] = k
+            placed += 1
+    effect = np.zeros((p, p))  # column k: M[:, k]
+    while taken < placed:
+        k = order[taken]
+        taken += 1
+        effect[k, k] = 1.0
+        for j in range(p):
+            if W[j, k] != 0.0:  # j is placed: its column is final
+                for i in range(p):
+                    effect[i, k] += W[j, k] * effect[i, j]
+        for child in range(p):
+            if W[k, child] != 0.0:
+                indegree[child] -= 1
+                if indegree[child] == 0:
+                    order[placed] = child
+                    placed += 1
+    for k in range(p):
+        total = 0.0
+        for i in range(p):
+            total += effect[i, k] * effect[i, k] * noise[i]
+        variance[k] = total
+    if placed < p:  # a cycle: the unplaced variables have no finite variance here
+        for k in range(p):
+            if indegree[k] > 0:
+                variance[k] = np.nan
+
+
+def _implied_variance_batch(W, noise):
+    """``var(x)`` ``(S, p)`` of the DAGs ``W (S, p, p)``, the draws shared among the cores."""
+    variance = np.empty(W.shape[:-1])
+    for s in numba.prange(W.shape[0]):
+        _implied_variance_one(W[s], noise[s], variance[s])
+    return variance
+
+
+_implied_variance = numba.njit(cache=True, nogil=True, parallel=True)(_implied_variance_batch)
 
 
 def effect_sizes(W: np.ndarray, noise_variance: np.ndarray) -> np.ndarray:
