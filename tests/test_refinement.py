@@ -276,10 +276,12 @@ def test_draw_rows_extend_a_shorter_request():
 
 
 @pytest.mark.slow  # a compilation of its own (the resampled target): about 13 s
-def test_bagged_draws_reach_the_average_of_their_resamples_posteriors():
+def test_bagged_draws_reach_the_average_of_their_resamples_posteriors(monkeypatch):
     """BayesBag refined: each chain's draws target the exact posterior given its own
     resample, so the pooled probabilities are the resamples' average (each chain an equal
-    share; the draws' split between chains adds its binomial error)."""
+    share; the draws' split between chains adds its binomial error). Every nonzero entry
+    counts, as in the oracle (the negligible-edge rule is off)."""
+    monkeypatch.setattr(negligible, "EFFECT_SIZE", 0.0)
     X = chain_data(3)
     est = _refined_fit(X, 1.0, 1500, bootstrap=True, n_chains=2)
     centred = X - X.mean(axis=0)
