@@ -33,12 +33,42 @@ def _chain_edges(components):
     """Each chain's edge probabilities when chain ``c`` holds ``components[c]``."""
     draw = compiled.sampler(ModelConfig())
 
-    def sample(k, key, m):
-        return draws.sample(draw, components[k], key, m, np.inf)
+    def count(k, key, m):
+        return draws.edge_counts(draw, components[k], key, m, np.inf, lambda w, g: g)
 
-    return chains.chain_probabilities(sample, np.zeros(len(components)),
+    return chains.chain_probabilities(count, np.zeros(len(components)),
                                       np.arange(len(components)), len(components), 50,
                                       jax.random.PRNGKey(0))
+
+
+def test_edge_counts_batch_by_batch_are_those_of_the_mixtures_draws():
+    """``mixture_edge_probabilities`` from per-batch counts equals the mean over the draws
+    ``sample_mixture`` makes with the same key (250 draws: batches of 100 and a short one),
+    with a rule dropping entries applied per batch as it is per draw."""
+    from prodag.posterior.mixture import mixture_edge_probabilities, sample_mixture
+
+    rng = np.random.default_rng(0)
+    components = [_component(rng.normal(size=(3, 3)), 0.5) for _ in range(2)]
+    draw = compiled.sampler(ModelConfig())
+
+    def drop_small(weights, graphs):
+        return np.where(np.abs(graphs) > 0.3, graphs, 0.0)
+
+    def sample(k, key, m):
+        weights, graphs = draws.sample(draw, components[k], key, m, 3.0)
+        return weights, drop_small(weights, graphs)
+
+    def count(k, key, m):
+        return draws.edge_counts(draw, components[k], key, m, 3.0, drop_small)
+
+    key, mix = jax.random.PRNGKey(3), np.array([0.3, 0.7])
+    for picked in ([0], [0, 1]):
+        graphs = sample_mixture(sample, picked, mix[:len(picked)] / mix[:len(picked)].sum(),
+                                key, 250)[1]
+        found = mixture_edge_probabilities(count, picked, mix[:len(picked)]
+                                           / mix[:len(picked)].sum(), key, 250)
+        np.testing.assert_array_equal(found, np.mean(graphs != 0, axis=0))
+        assert 0 < found.sum() < 6
 
 
 def test_chains_in_different_modes_are_flagged_with_their_edges():

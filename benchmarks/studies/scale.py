@@ -2,7 +2,10 @@
 of draws that are DAGs, on the suite's simulator (ER, s = 2p edges) or on the MUNIN1 graph
 with random weights (``--munin``, p = 186, as ``benchmarks.suite.munin`` draws it), each fit in
 a fresh process (so its seconds include compiling, as a user's first fit does, and its peak
-resident memory is its own).
+resident memory is its own). Peak memory is reported for the fit alone (``peak_rss_gb_fit``,
+and the most resident memory seen during each of its stages, ``stage_peak_gb``, sampled every
+0.2 s) and for the whole process, the scoring of ``DRAWS`` dense draws included
+(``peak_rss_gb``).
 
     PYTHONPATH=src python -m benchmarks.studies.scale --p 100 --n 100 --datasets 0 1 2
     PYTHONPATH=src python -m benchmarks.studies.scale --p 100 --datasets 0 1 2 \\
@@ -46,11 +49,14 @@ def one_fit(p: int, n: int, dataset: int, seed: int, options: dict) -> dict:
     data = (simulate.dataset(p, 2 * p, n, seed=dataset) if p != "munin" else
             simulate.semi_synthetic(np.asarray(datasets.load_munin1().graph), n,
                                     sem="linear", noise="gaussian", seed=dataset))
+    trace = ResidentMemory()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         began = time.perf_counter()
-        estimator = ProDAG(seed=seed, progress=False, **nest(options)).fit(data.X)
+        with trace:
+            estimator = ProDAG(seed=seed, progress=False, **nest(options)).fit(data.X)
         seconds = time.perf_counter() - began
+    peak_fit = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20
     draws = estimator.sample(DRAWS, seed=0)
     scores = metrics.evaluate(data.adjacency, draws)
     support = estimator.candidate_parents_
@@ -63,6 +69,8 @@ def one_fit(p: int, n: int, dataset: int, seed: int, options: dict) -> dict:
     reversed_ = (truth & ~edges & np.swapaxes(edges, 1, 2)).sum(axis=(1, 2))
     return {"dataset": dataset, "seed": seed, "seconds": seconds,
             "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20,
+            "peak_rss_gb_fit": peak_fit,
+            "stage_peak_gb": trace.stage_peaks(estimator.fit_seconds_, began),
             "dag_share": float(np.mean(is_dag(draws != 0))), "lam": estimator.lam_,
             "expected_edges": float(estimator.edge_probabilities().sum()),
             "true_edges": int(truth.sum()),
@@ -77,6 +85,44 @@ def one_fit(p: int, n: int, dataset: int, seed: int, options: dict) -> dict:
             "mixture_weights": np.round(estimator.mixture_weights_, 6).tolist(),
             "edge_probabilities": np.round(estimator.edge_probabilities(), 4).tolist(),
             **{k: float(scores[k]) for k in METRICS}}
+
+
+class ResidentMemory:
+    """The process's resident memory sampled every ``interval`` seconds by a thread while the
+    ``with`` block runs: ``samples``, ``(perf_counter time, bytes)``."""
+
+    def __init__(self, interval: float = 0.2):
+        self.interval, self.samples = interval, []
+
+    def __enter__(self):
+        import threading
+
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self):
+        page = os.sysconf("SC_PAGE_SIZE")
+        while not self._stop.is_set():
+            with open("/proc/self/statm") as statm:
+                self.samples.append((time.perf_counter(), int(statm.read().split()[1]) * page))
+            self._stop.wait(self.interval)
+
+    def stage_peaks(self, stage_seconds: dict, began: float) -> dict:
+        """The most resident memory (GB) sampled during each stage, the stages taken to run
+        one after the other from ``began`` for their ``stage_seconds`` (the estimator's
+        ``fit_seconds_``, in order)."""
+        peaks, start = {}, began
+        for stage, length in stage_seconds.items():
+            inside = [rss for t, rss in self.samples if start <= t < start + length]
+            peaks[stage] = round(max(inside) / 2 ** 30, 3) if inside else None
+            start += length
+        return peaks
 
 
 def _plain(value):
@@ -126,7 +172,8 @@ def main(argv=None) -> None:
             row = in_fresh_process(graph, args.n, dataset, seed, options)
             rows.append(row)
             print(f"p {graph} n {args.n} dataset {dataset} seed {seed}: {row['seconds']:7.1f} s"
-                  f"  peak {row['peak_rss_gb']:.2f} GB  Brier {row['brier']:7.2f}"
+                  f"  peak {row['peak_rss_gb_fit']:.2f} GB (fit) {row['peak_rss_gb']:.2f} GB"
+                  f" (all)  Brier {row['brier']:7.2f}"
                   f"  E-SHD {row['eshd']:7.2f}  E-F1 {row['ef1']:5.1f}  AUROC {row['auroc']:5.1f}"
                   f"  DAGs {row['dag_share']:.3f}  λ {row['lam']:.1f}"
                   f"  E[edges] {row['expected_edges']:.0f}/{row['true_edges']}"
@@ -144,8 +191,11 @@ def main(argv=None) -> None:
                   f"{gap.max():.3f}, mean {gap.mean():.4f}, edges beyond 0.3: "
                   f"{int((gap > 0.3).sum())}")
     mean = {k: statistics.mean(row[k] for row in rows)
-            for k in (*METRICS, "seconds", "peak_rss_gb", "dag_share")}
+            for k in (*METRICS, "seconds", "peak_rss_gb_fit", "peak_rss_gb", "dag_share")}
     print("mean: " + "  ".join(f"{k} {v:.2f}" for k, v in mean.items()))
+    for row in rows:
+        print(f"dataset {row['dataset']} seed {row['seed']}, peak GB by stage: "
+              + ", ".join(f"{stage} {peak}" for stage, peak in row["stage_peak_gb"].items()))
     name = (f"scale_munin_n{args.n}" if args.munin else f"scale_p{args.p}_n{args.n}") + (
         f"_{args.tag}" if args.tag else "")
     out = RESULTS_DIR / f"{name}.json"

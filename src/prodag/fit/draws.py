@@ -107,8 +107,7 @@ def finish(spec: FitSpec, fit_plan: FitPlan, pooled: PooledMixture, runs: list,
                                        progress)
     probabilities = pooled.edge_probabilities
     if refined is not None:  # as the fitted estimator draws them: negligible entries dropped
-        graphs = samples.stored_draws(spec.config, refined)[1]
-        probabilities = np.mean(graphs != 0, axis=0)
+        probabilities = samples.stored_edge_probabilities(spec.config, refined)
         for edge in pooled.diagnostics.get("disagreeing_edges", []):
             edge["posterior"] = float(probabilities[prepared.columns.index(edge["source"]),
                                                     prepared.columns.index(edge["target"])])

@@ -68,13 +68,14 @@ def pool(fit_plan: FitPlan, runs: list, prepared: Prepared, key) -> PooledMixtur
                      else mixture.kept_components(objectives, n))
     draw = compiled.sampler(fit_plan.config)
 
-    def sample(k, sample_key, m):  # as the fitted estimator draws: negligible entries dropped
+    def count(k, sample_key, m):  # as the fitted estimator draws: negligible entries dropped
         lam, fit = fits[k]
         noise = np.asarray(noise_variance_of(fit.params, jnp.asarray(prepared.noise)))
-        return negligible.without_negligible(fit_plan.config.sem, *draws.sample(
-            draw, fit.params, sample_key, m, lam), noise, fit_plan.config.knowledge)
+        return draws.edge_counts(draw, fit.params, sample_key, m, lam, lambda w, g: (
+            negligible.without_negligible(fit_plan.config.sem, w, g, noise,
+                                          fit_plan.config.knowledge)[1]))
 
-    probabilities = chains.chain_probabilities(sample, objectives, chain_of, len(runs), n,
+    probabilities = chains.chain_probabilities(count, objectives, chain_of, len(runs), n,
                                                score_key)
     chain_elbos = [-n * float(objectives[chain_of == c].min()) for c in range(len(runs))]
     best = fits[kept[0]][1]

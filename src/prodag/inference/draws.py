@@ -46,6 +46,22 @@ def sample(draw: Callable, params: Params, key: jax.Array, n: int,
     return concatenate_draws(batches, n)
 
 
+def edge_counts(draw: Callable, params: Params, key: jax.Array, n: int, lam: float,
+                keep: Callable) -> np.ndarray:
+    """The edges ``(p, p)`` counted over the ``n`` draws ``sample`` makes with the same
+    arguments, one batch at a time: ``keep(weights, graphs)`` gives a batch's graphs as they
+    count (e.g. without negligible entries)."""
+    dtype = jax.tree.leaves(params)[0].dtype
+    lam = jnp.asarray(lam, dtype)
+    counts = 0
+    for b in range(-(-n // SAMPLE_BATCH_SIZE)):
+        take = min(SAMPLE_BATCH_SIZE, n - b * SAMPLE_BATCH_SIZE)
+        weights, graphs = draw(params, jax.random.fold_in(key, b), lam)
+        weights = {name: np.asarray(value)[:take] for name, value in weights.items()}
+        counts = counts + np.sum(keep(weights, np.asarray(graphs)[:take]) != 0, axis=0)
+    return counts
+
+
 def concatenate_draws(batches: list, n: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """The first ``n`` draws of batches ``[(weights pytree, graphs), ...]`` (leading axes
     concatenated), as numpy arrays."""

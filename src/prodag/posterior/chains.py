@@ -25,7 +25,7 @@ import numpy as np
 
 from prodag.inference import stack
 from prodag.posterior.fitted import FittedPosterior
-from prodag.posterior.mixture import evidence_weights, sample_mixture
+from prodag.posterior.mixture import evidence_weights, mixture_edge_probabilities
 
 DISAGREEMENT = 0.3
 """Edges whose probability differs between two chains by more than this are flagged."""
@@ -83,18 +83,20 @@ def rescore(engine, fits: list, data, n_rows: int, noise, key: jax.Array,
     return engine.negative_elbos(params, keys, members, data, SCORE_BATCHES)
 
 
-def chain_probabilities(sample, objectives: np.ndarray, chain_of: np.ndarray, n_chains: int,
+def chain_probabilities(count, objectives: np.ndarray, chain_of: np.ndarray, n_chains: int,
                         n_rows: int, key: jax.Array) -> np.ndarray:
-    """Edge probabilities ``(C, p, p)`` of each chain's own mixture.
+    """Edge probabilities ``(C, p, p)`` of each chain's own mixture, over
+    ``N_DIAGNOSTIC_DRAWS`` draws each.
 
-    ``sample(k, key, m)`` draws ``m`` graphs of component ``k``; ``objectives (K,)`` and
-    ``chain_of (K,)`` give every component's negative ELBO per row and its chain."""
+    ``count(k, key, m)`` counts the edges ``(p, p)`` of ``m`` draws of component ``k``
+    (``mixture.mixture_edge_probabilities``); ``objectives (K,)`` and ``chain_of (K,)`` give
+    every component's negative ELBO per row and its chain."""
     probabilities = []
     for chain in range(n_chains):
         members = [int(k) for k in np.flatnonzero(chain_of == chain)]
         weights = evidence_weights(objectives[members], n_rows)
-        graphs = sample_mixture(sample, members, weights, key, N_DIAGNOSTIC_DRAWS)[1]
-        probabilities.append(np.mean(graphs != 0, axis=0))
+        probabilities.append(mixture_edge_probabilities(count, members, weights, key,
+                                                        N_DIAGNOSTIC_DRAWS))
     return np.stack(probabilities)
 
 

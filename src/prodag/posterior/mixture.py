@@ -81,3 +81,16 @@ def sample_mixture(sample, components: list, weights: np.ndarray, key: jax.Array
         for name, value in component_weights.items():
             out_weights[name][rows] = value
     return out_weights, graphs
+
+
+def mixture_edge_probabilities(count, components: list, weights: np.ndarray, key: jax.Array,
+                               n: int) -> np.ndarray:
+    """``P(edge)`` ``(p, p)`` over the ``n`` draws ``sample_mixture`` makes with the same
+    ``key``, from their counts alone: ``count(component, key, m)`` counts the edges ``(p, p)``
+    of the ``m`` draws ``sample(component, key, m)`` makes (so no ``(n, p, p)`` array is
+    held)."""
+    if len(components) == 1:
+        return count(components[0], key, n) / n
+    assignment = assign(weights, jax.random.fold_in(key, ASSIGNMENT_STREAM), n)
+    return sum(count(components[k], jax.random.fold_in(key, k), int(np.sum(assignment == k)))
+               for k in np.unique(assignment)) / n

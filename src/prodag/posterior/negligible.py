@@ -26,8 +26,9 @@ from prodag.numba_jit import njit, numba
 
 EFFECT_SIZE = 0.2
 """Entries with ``|w_jk| · sd(x_j) / σ_k`` at most this are not edges (module docstring)."""
-CHUNK = 1000
-"""Draws whose effect sizes are computed at once."""
+CHUNK_ENTRIES = 2 ** 25
+"""Entries whose effect sizes are computed at once (``negligible``): 1000 draws at p = 180,
+134 at p = 500; the float64 work arrays stay near 256 MB each."""
 
 
 def implied_sd(W: np.ndarray, noise_variance: np.ndarray) -> np.ndarray:
@@ -108,13 +109,14 @@ def effect_sizes(W: np.ndarray, noise_variance: np.ndarray) -> np.ndarray:
 def negligible(W: np.ndarray, noise_variance: np.ndarray, threshold: float = EFFECT_SIZE,
                keep: np.ndarray | None = None) -> np.ndarray:
     """``(S, p, p)`` bool: the nonzero entries of ``W (S, p, p)`` whose effect size is at most
-    ``threshold``, except those of ``keep (p, p)`` (required edges); computed ``CHUNK`` draws
-    at a time, so the float64 work arrays stay small beside ``W``."""
+    ``threshold``, except those of ``keep (p, p)`` (required edges); computed for
+    ``CHUNK_ENTRIES`` entries at a time, so the float64 work arrays stay small beside ``W``."""
     W = np.asarray(W)
     noise = np.broadcast_to(np.asarray(noise_variance, dtype=float), W.shape[:-1])
     small = np.zeros(W.shape, bool)
-    for start in range(0, len(W), CHUNK):
-        part = slice(start, start + CHUNK)
+    chunk = max(1, CHUNK_ENTRIES // max(1, W.shape[-1] ** 2))
+    for start in range(0, len(W), chunk):
+        part = slice(start, start + chunk)
         small[part] = (W[part] != 0) & (effect_sizes(W[part], noise[part]) <= threshold)
     return small if keep is None else small & ~np.asarray(keep, bool)[None]
 

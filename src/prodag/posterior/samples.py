@@ -53,6 +53,16 @@ def stored_draws(config, draws, picked: np.ndarray | None = None) -> tuple[dict,
                               config.knowledge)
 
 
+def stored_edge_probabilities(config, draws) -> np.ndarray:
+    """``P(edge)`` ``(p, p)`` over the fit's own draws ``draws`` as ``stored_draws`` gives
+    them, counted ``fit_draws.PROJECT_BATCH`` draws at a time (no ``(n, p, p)`` array held)."""
+    n = len(draws.lams)
+    counts = sum(np.sum(stored_draws(config, draws, np.arange(start, min(
+        start + fit_draws.PROJECT_BATCH, n)))[1] != 0, axis=0)
+        for start in range(0, n, fit_draws.PROJECT_BATCH))
+    return counts / n
+
+
 def draw(fitted: FittedPosterior, n: int, seed=None) -> tuple[dict, np.ndarray]:
     """``n`` posterior draws: the model weights (a dict of arrays with a leading axis ``n``,
     fitted units) and the graphs ``(n, p, p)`` (``[s, j, k]``: j → k, fitted units)."""
