@@ -39,11 +39,20 @@ def sample(draw: Callable, params: Params, key: jax.Array, n: int,
     axis n) and graphs ``(n, p, p)``; ``draw(params, key, lam)`` is the compiled
     ``draw_batch`` (``prodag.inference.compiled.sampler``), batch ``b`` drawn with
     ``fold_in(key, b)``."""
+    return concatenate_draws(list(batches(draw, params, key, n, lam)), n)
+
+
+def batches(draw: Callable, params: Params, key: jax.Array, n: int, lam: float):
+    """The ``n`` draws of ``sample`` one batch at a time (a generator of ``(weights, graphs)``,
+    numpy, at most ``SAMPLE_BATCH_SIZE`` draws each), so that a statistic of many draws need
+    not hold them all."""
     dtype = jax.tree.leaves(params)[0].dtype
     lam = jnp.asarray(lam, dtype)
-    batches = [draw(params, jax.random.fold_in(key, b), lam)
-               for b in range(-(-n // SAMPLE_BATCH_SIZE))]
-    return concatenate_draws(batches, n)
+    for b in range(-(-n // SAMPLE_BATCH_SIZE)):
+        take = min(SAMPLE_BATCH_SIZE, n - b * SAMPLE_BATCH_SIZE)
+        weights, graphs = draw(params, jax.random.fold_in(key, b), lam)
+        yield ({name: np.asarray(value)[:take] for name, value in weights.items()},
+               np.asarray(graphs)[:take])
 
 
 def edge_counts(draw: Callable, params: Params, key: jax.Array, n: int, lam: float,
@@ -51,15 +60,8 @@ def edge_counts(draw: Callable, params: Params, key: jax.Array, n: int, lam: flo
     """The edges ``(p, p)`` counted over the ``n`` draws ``sample`` makes with the same
     arguments, one batch at a time: ``keep(weights, graphs)`` gives a batch's graphs as they
     count (e.g. without negligible entries)."""
-    dtype = jax.tree.leaves(params)[0].dtype
-    lam = jnp.asarray(lam, dtype)
-    counts = 0
-    for b in range(-(-n // SAMPLE_BATCH_SIZE)):
-        take = min(SAMPLE_BATCH_SIZE, n - b * SAMPLE_BATCH_SIZE)
-        weights, graphs = draw(params, jax.random.fold_in(key, b), lam)
-        weights = {name: np.asarray(value)[:take] for name, value in weights.items()}
-        counts = counts + np.sum(keep(weights, np.asarray(graphs)[:take]) != 0, axis=0)
-    return counts
+    return sum(np.sum(keep(weights, graphs) != 0, axis=0)
+               for weights, graphs in batches(draw, params, key, n, lam))
 
 
 def concatenate_draws(batches: list, n: int) -> tuple[dict[str, np.ndarray], np.ndarray]:

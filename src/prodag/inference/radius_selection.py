@@ -63,9 +63,14 @@ def split_rows(Z: np.ndarray, fraction: float, seed: int) -> tuple[np.ndarray, n
     return Z[order[n_val:]], Z[order[:n_val]]
 
 
+def l1_norms(graphs: np.ndarray) -> np.ndarray:
+    """``‖W‖₁`` ``(L,)`` of each of the samples ``graphs (L, p, p)``."""
+    return np.sum(np.abs(graphs), axis=(1, 2))
+
+
 def mean_l1_norm(graphs: np.ndarray) -> float:
     """Mean ``‖W‖₁`` of samples ``(L, p, p)``."""
-    return float(np.mean(np.sum(np.abs(graphs), axis=(1, 2))))
+    return float(np.mean(l1_norms(graphs)))
 
 
 def lambda_grid(lam_max: float, n_lambdas: int) -> np.ndarray:
