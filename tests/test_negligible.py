@@ -19,11 +19,14 @@ def test_the_implied_standard_deviations_are_the_sems():
     np.testing.assert_allclose(sd, [1.0, np.sqrt(8.0), np.sqrt(1.25)])
 
 
-@pytest.mark.parametrize("p", [1, 7, negligible.TOPOLOGICAL_FROM_P, 80])
+@pytest.mark.parametrize("p", [1, 7, pytest.param(negligible.TOPOLOGICAL_FROM_P,
+                                                  marks=pytest.mark.slow),
+                               pytest.param(80, marks=pytest.mark.slow)])
 def test_the_implied_variances_are_those_of_the_inverse(p):
     """``var(x) = Σ_j M_jk² σ_j²`` with ``M = (I − W)⁻¹``, from the inverse below
     ``TOPOLOGICAL_FROM_P`` and column by column in a topological order from there, on random
-    DAGs in shuffled node orders."""
+    DAGs in shuffled node orders. The compiled kernel's cases run with ``-m slow``: its
+    compile would cost every run of the suite, whose fits stay below p = 50."""
     rng = np.random.default_rng(p)
     order = rng.permutation(p)
     dags = np.triu(rng.normal(size=(5, p, p)) * (rng.random((5, p, p)) < 0.3), 1)
