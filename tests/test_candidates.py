@@ -190,12 +190,14 @@ def test_the_likelihood_on_candidate_parents_equals_the_dense_one(per_variable):
                                    np.where(support, gradients[0], 0.0), rtol=1e-9)
 
 
-@pytest.mark.parametrize("p", [pytest.param(6, marks=pytest.mark.slow), 12])
+@pytest.mark.slow
+@pytest.mark.parametrize("p", [6, 12])
 def test_the_projection_on_the_parents_slots_is_the_dense_projection(p):
     """``CandidateProjector.on_parents`` on the slots against the dense projection gathered
     onto them: values, support and gradients in W̃ and λ, with required edges, through the
-    order search's kernel (p = 12) and the exact method on the dense matrix (p = 6, with
-    ``-m slow``: no default fit projects slots below p = 100)."""
+    order search's kernel (p = 12) and the exact method on the dense matrix (p = 6). With
+    ``-m slow`` (8 s of the suite's time): the default run checks the slots' projection
+    through the refinement's log-target differences and the training step's draws below."""
     import jax
     import jax.numpy as jnp
 
