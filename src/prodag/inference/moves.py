@@ -86,11 +86,10 @@ def movable_slots(table) -> Movable:
     """``Movable`` of draws on the slots of ``table`` (a ``ParentTable``; the edge weights
     the only weights): every slot that holds a parent, and the slot pairs of the edges
     whose reverse is a candidate too."""
-    p, width = table.parents.shape
     slots = np.flatnonzero(table.valid)
-    flat_slot = np.full((p, p), -1, np.int64)  # [parent, child] -> flat slot
-    flat_slot[table.parents.reshape(-1)[slots], slots // width] = slots
-    j, k = np.nonzero(np.triu((flat_slot >= 0) & (flat_slot.T >= 0), 1))
+    flat_slot = table.flat_slots()
+    candidate = flat_slot < table.parents.size
+    j, k = np.nonzero(np.triu(candidate & candidate.T, 1))
     pairs = np.stack([flat_slot[j, k], flat_slot[k, j]], axis=1)
     if len(pairs) == 0:  # nothing to reverse: a slot swapped with itself
         pairs = np.stack([slots[:1], slots[:1]], axis=1)

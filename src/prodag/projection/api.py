@@ -219,8 +219,7 @@ def project_on_parents(w_tilde: jax.Array, lam, table: ParentTable, method: str 
     w_tilde = jnp.where(table.valid, w_tilde, 0.0)
     flat = w_tilde.reshape((-1, p, width))
     lam = jnp.broadcast_to(jnp.asarray(lam, flat.dtype), w_tilde.shape[:-2]).reshape(-1)
-    required_slots = None if required is None else table.valid & np.asarray(required)[
-        table.parents, table.child]
+    required_slots = None if required is None else table.on_slots(required)
     kwargs = dict(options)
     if method == "search" and uses_kernel(kwargs.get("n_kicks", 0)):
         squared = jnp.square(jax.lax.stop_gradient(flat))
@@ -306,8 +305,8 @@ class CandidateProjector:
         self.table = ParentTable.from_lists(knowledge.candidate_support())
         self.entries = np.nonzero(self.allowed if self.required is None
                                   else self.allowed & ~self.required)
-        self.required_slots = (None if self.required is None else self.table.valid
-                               & self.required[self.table.parents, self.table.child])
+        self.required_slots = (None if self.required is None
+                               else self.table.on_slots(self.required))
 
     def __call__(self, W_tilde, lam) -> jax.Array:
         W = project_on_entries(W_tilde, lam, self.entries, method=self.method,

@@ -56,6 +56,19 @@ class ParentTable(NamedTuple):
             self.valid]] = True
         return support
 
+    def on_slots(self, mask: np.ndarray) -> np.ndarray:
+        """``mask (p, p)`` (bool, numpy) on the slots: ``(p, K)``, false in the padding."""
+        return self.valid & np.asarray(mask)[self.parents, self.child]
+
+    def flat_slots(self) -> np.ndarray:
+        """``(p, p)`` int: the flat slot (``k · K + s``) of each candidate entry
+        ``[parent, child]``, ``p · K`` elsewhere."""
+        p, width = self.parents.shape
+        slots = np.flatnonzero(self.valid)
+        flat = np.full((p, p), p * width, dtype=np.int64)
+        flat[self.parents.reshape(-1)[slots], slots // width] = slots
+        return flat
+
     def gather(self, W: jax.Array, padding: float = 0.0) -> jax.Array:
         """``W (..., p, p)`` on the slots: ``(..., p, K)``, ``padding`` in the padding."""
         return jnp.where(self.valid, W[..., self.parents, self.child], padding)
@@ -99,11 +112,9 @@ def slot_search(table: ParentTable) -> SlotSearch:
     """The neighbour lists of ``table``'s support and where each neighbour's masses sit."""
     p, width = table.parents.shape
     neighbours, degree = neighbour_lists(table.mask())
-    flat_slot = np.full((p, p), p * width, dtype=np.int64)  # [parent, child] -> flat slot
+    flat_slot = table.flat_slots()
     slots = np.flatnonzero(table.valid)
-    rows = table.parents.reshape(-1)[slots]
-    cols = slots // width
-    flat_slot[rows, cols] = slots
+    rows, cols = table.parents.reshape(-1)[slots], slots // width
     node, neighbour = np.arange(p)[:, None], np.maximum(neighbours, 0)
     none = neighbours < 0
     outgoing = np.where(none, p * width, flat_slot[node, neighbour])
