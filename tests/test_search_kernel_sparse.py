@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 from prodag.projection.host_search import SPARSE_BELOW, positions_on_host
+from prodag.projection import search_kernel, search_kernel_sparse
+from prodag.projection.parents import ParentTable, slot_search
 from prodag.projection.search_kernel import search_positions_batch
 from prodag.projection.search_kernel_sparse import (neighbour_lists, on_neighbours,
                                                     search_positions_batch_sparse)
@@ -46,6 +48,35 @@ def test_the_search_on_neighbour_lists_returns_the_dense_search_orders():
     with_support = jax.jit(jax.vmap(lambda s: positions_on_host(s, 10, 1e-6, support)))(squared)
     np.testing.assert_array_equal(np.asarray(with_support),
                                   np.asarray(positions_on_host(squared, 10, 1e-6)))
+
+
+@pytest.mark.slow
+def test_the_searches_on_slots_return_the_dense_search_orders():
+    """Both kernels that read a sample from its slots (each sample's masses or matrix made in
+    its own thread) return the dense kernel's orders for the same samples, bit for bit, with
+    ties, empty columns and under a tight sweep cap."""
+    rng = np.random.default_rng(11)
+    for trial in range(8):
+        p = int(rng.integers(2, 50))
+        parents = tuple(tuple(sorted(rng.choice([u for u in range(p) if u != k],
+                                                size=int(rng.integers(0, min(p - 1, 6) + 1)),
+                                                replace=False)))
+                        for k in range(p))
+        table = ParentTable.from_lists(parents)
+        search = slot_search(table)
+        weights = (rng.integers(-2, 3, size=(20,) + table.parents.shape) if trial % 2 else
+                   rng.normal(size=(20,) + table.parents.shape))
+        slots = np.ascontiguousarray((weights ** 2 * table.valid).astype(np.float32))
+        dense = np.asarray(table.dense(slots))
+        flat = slots.reshape(20, -1)
+        for max_sweeps, rel_tol in [(10, 1e-6), (2, 1e-2)]:
+            expected = search_positions_batch(dense, max_sweeps, rel_tol)
+            np.testing.assert_array_equal(search_kernel.search_positions_batch_on_slots(
+                flat, search.rows, search.cols, search.slots, p, max_sweeps, rel_tol),
+                expected)
+            np.testing.assert_array_equal(search_kernel_sparse.search_positions_batch_on_slots(
+                flat, search.outgoing, search.incoming, search.neighbours, search.degree,
+                max_sweeps, rel_tol), expected)
 
 
 @pytest.mark.slow

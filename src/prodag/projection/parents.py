@@ -7,10 +7,11 @@ variable's last parent are padding (``valid`` false, their parent the variable i
 hold zero. ``gather`` and ``scatter`` convert to and from the dense ``(..., p, p)`` layout.
 
 ``positions_on_parents`` runs the order search of ``prodag.projection.host_search`` on slots:
-the kernel over neighbour lists reads each node's outgoing and incoming masses, gathered from
-the slots (``O(p · D)`` a sample); where the support is too dense for the lists to pay
-(``host_search.on_lists``) the slots are scattered into the dense kernel's input. Both return
-the orders of the dense search, bit for bit.
+the kernel over neighbour lists reads each node's outgoing and incoming masses from the slots
+(``O(p · D)`` a sample); where the support is too dense for the lists to pay
+(``host_search.on_lists``) the dense kernel reads each sample's ``(p, p)`` matrix made from its
+slots. Each sample's input is made in the thread that searches it, and both return the orders
+of the dense search, bit for bit.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from prodag.projection.host_search import on_lists
-from prodag.projection.search_kernel import search_positions_batch
-from prodag.projection.search_kernel_sparse import neighbour_lists, search_positions_batch_sparse
+from prodag.projection import search_kernel, search_kernel_sparse
+from prodag.projection.search_kernel_sparse import neighbour_lists
 
 
 class ParentTable(NamedTuple):
@@ -132,17 +133,14 @@ def positions_on_parents(squared: jax.Array, search: SlotSearch, max_sweeps: int
     sparse = on_lists(search.degree)
 
     def host(batch):
-        flat = np.asarray(batch).reshape((-1, batch.shape[-2] * batch.shape[-1]))
-        flat = np.concatenate([flat, np.zeros((flat.shape[0], 1), flat.dtype)], axis=1)
+        flat = np.ascontiguousarray(batch).reshape((-1, batch.shape[-2] * batch.shape[-1]))
         if sparse:
-            positions = search_positions_batch_sparse(
-                np.ascontiguousarray(flat[:, search.outgoing]),
-                np.ascontiguousarray(flat[:, search.incoming]), search.neighbours,
-                search.degree, max_sweeps, rel_tol)
+            positions = search_kernel_sparse.search_positions_batch_on_slots(
+                flat, search.outgoing, search.incoming, search.neighbours, search.degree,
+                max_sweeps, rel_tol)
         else:
-            dense = np.zeros((flat.shape[0], p, p), flat.dtype)
-            dense[:, search.rows, search.cols] = flat[:, search.slots]
-            positions = search_positions_batch(dense, max_sweeps, rel_tol)
+            positions = search_kernel.search_positions_batch_on_slots(
+                flat, search.rows, search.cols, search.slots, p, max_sweeps, rel_tol)
         return positions.reshape(batch.shape[:-1])
 
     return jax.pure_callback(host, result, squared, vmap_method="expand_dims")

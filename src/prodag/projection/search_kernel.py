@@ -66,13 +66,22 @@ def _improve(difference, permutation, positions, max_sweeps, threshold):
     ``S[t] − S[place]`` (``t < place``) or ``S[t + 1] − S[place]`` (``t > place``), with
     ``S[u] = Σ_{b < u} difference[node, permutation[b]]``; one pass over ``u`` finds the first
     smallest change, as ``first_argmin`` does over the deltas.
+
+    The changes depend only on the order of the node and the nodes of its nonzero
+    ``difference`` entries (zeros add nothing to ``S``), so a node that found no better place
+    stays where it is until it or one of them moves: a sweep visits only the nodes marked since
+    (``stale``), and makes the same moves as one that visits every node.
     """
     p = difference.shape[0]
+    stale = np.ones(p, np.bool_)
     for _ in range(max_sweeps):
         for place in range(p):
             positions[permutation[place]] = place
         improved = False
         for node in range(p):
+            if not stale[node]:
+                continue
+            stale[node] = False
             place = positions[node]
             row = difference[node]
             prefix, best, target = 0.0, np.inf, place
@@ -91,6 +100,9 @@ def _improve(difference, permutation, positions, max_sweeps, threshold):
                 continue
             improved = True
             move_node(permutation, positions, node, place, target)
+            for v in range(p):
+                if row[v] != 0:
+                    stale[v] = True
         if not improved:
             return
 
@@ -166,5 +178,21 @@ def _search_batch(squared, max_sweeps, rel_tol):
     return positions
 
 
-search_positions_batch = (numba.njit(cache=True, nogil=True, parallel=True)(_search_batch)
-                          if numba is not None else None)
+def _search_batch_on_slots(slots, rows, cols, valid, p, max_sweeps, rel_tol):
+    """Orders ``(B, p)`` int32 of samples whose squared weights sit in flat slots ``slots
+    (B, S)``: ``_search_batch`` of ``squared[b, rows[e], cols[e]] = slots[b, valid[e]]`` (zero
+    elsewhere), each sample's ``(p, p)`` matrix made in its own thread."""
+    batch = slots.shape[0]
+    positions = np.empty((batch, p), np.int32)
+    for sample in numba.prange(batch):
+        squared = np.zeros((p, p), slots.dtype)
+        for e in range(valid.shape[0]):
+            squared[rows[e], cols[e]] = slots[sample, valid[e]]
+        _search_one(squared, max_sweeps, rel_tol, positions[sample])
+    return positions
+
+
+search_positions_batch, search_positions_batch_on_slots = (
+    (numba.njit(cache=True, nogil=True, parallel=True)(_search_batch),
+     numba.njit(cache=True, nogil=True, parallel=True)(_search_batch_on_slots))
+    if numba is not None else (None, None))

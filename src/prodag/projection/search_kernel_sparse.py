@@ -12,7 +12,8 @@ node (``O(p²)`` a start).
 A sample enters as two ``(p, D)`` arrays, never as a ``(p, p)`` matrix: ``outgoing[v, i] =
 squared[v, u]`` and ``incoming[v, i] = squared[u, v]`` for ``v``'s ``i``-th neighbour ``u``
 (zero in the padding). ``on_neighbours`` gathers them from dense samples;
-``prodag.projection.parents`` gathers them from each column's candidate parents.
+``search_positions_batch_on_slots`` from each column's candidate parents' slots
+(``prodag.projection.parents``), sample by sample in the searching thread.
 """
 
 from __future__ import annotations
@@ -84,13 +85,22 @@ def _by_place(node, neighbours, degree, positions, values, ranked, places, sorte
 @_njit
 def _improve_sparse(difference, neighbours, degree, permutation, positions, max_sweeps,
                     threshold, ranked, places, values):
-    """``_improve`` with ``difference[v, i]`` the entry of ``v``'s ``i``-th neighbour."""
+    """``_improve`` with ``difference[v, i]`` the entry of ``v``'s ``i``-th neighbour.
+
+    A node's best insertion depends only on the order of the node and its neighbours, so a
+    node that found no better place stays where it is until it or a neighbour moves: a sweep
+    visits only the nodes marked since (``stale``), and makes the same moves as one that
+    visits every node."""
     p = permutation.shape[0]
+    stale = np.ones(p, np.bool_)
     for _ in range(max_sweeps):
         for place in range(p):
             positions[permutation[place]] = place
         improved = False
         for node in range(p):
+            if not stale[node]:
+                continue
+            stale[node] = False
             place, count = positions[node], degree[node]
             _by_place(node, neighbours, degree, positions, difference, ranked, places, values)
             prefix, best, target = 0.0, np.inf, place
@@ -114,6 +124,8 @@ def _improve_sparse(difference, neighbours, degree, permutation, positions, max_
                 continue
             improved = True
             move_node(permutation, positions, node, place, target)
+            for i in range(count):
+                stale[neighbours[node, i]] = True
         if not improved:
             return
 
@@ -185,9 +197,33 @@ def _search_batch_sparse(outgoing, incoming, neighbours, degree, max_sweeps, rel
     return positions
 
 
-search_positions_batch_sparse = (
-    numba.njit(cache=True, nogil=True, parallel=True)(_search_batch_sparse)
-    if numba is not None else None)
+def _search_batch_on_slots(slots, outgoing_slot, incoming_slot, neighbours, degree,
+                           max_sweeps, rel_tol):
+    """Orders ``(B, p)`` int32 of samples whose squared weights sit in flat slots ``slots
+    (B, S)``: ``_search_batch_sparse`` with each sample's masses gathered in its own thread,
+    ``outgoing[v, i] = slots[b, outgoing_slot[v, i]]`` (likewise ``incoming``; an index of
+    ``S`` or more is a neighbour without that edge: zero)."""
+    batch, size = slots.shape
+    p, width = outgoing_slot.shape
+    positions = np.empty((batch, p), np.int32)
+    for sample in numba.prange(batch):
+        outgoing = np.zeros((p, width), slots.dtype)
+        incoming = np.zeros((p, width), slots.dtype)
+        for v in range(p):
+            for i in range(degree[v]):
+                if outgoing_slot[v, i] < size:
+                    outgoing[v, i] = slots[sample, outgoing_slot[v, i]]
+                if incoming_slot[v, i] < size:
+                    incoming[v, i] = slots[sample, incoming_slot[v, i]]
+        _search_one_sparse(outgoing, incoming, neighbours, degree, max_sweeps, rel_tol,
+                           positions[sample])
+    return positions
+
+
+search_positions_batch_sparse, search_positions_batch_on_slots = (
+    (numba.njit(cache=True, nogil=True, parallel=True)(_search_batch_sparse),
+     numba.njit(cache=True, nogil=True, parallel=True)(_search_batch_on_slots))
+    if numba is not None else (None, None))
 
 
 def on_neighbours(squared: np.ndarray, neighbours: np.ndarray,
