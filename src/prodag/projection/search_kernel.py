@@ -168,16 +168,6 @@ def _search_one(squared, max_sweeps, rel_tol, positions_out):
         positions_out[best[place]] = place
 
 
-def _search_batch(squared, max_sweeps, rel_tol):
-    """Orders ``(B, p)`` int32 (place of each node) for ``squared (B, p, p)``, zero diagonal;
-    the samples are shared among the CPU's cores."""
-    batch, p = squared.shape[0], squared.shape[1]
-    positions = np.empty((batch, p), np.int32)
-    for sample in numba.prange(batch):
-        _search_one(squared[sample], max_sweeps, rel_tol, positions[sample])
-    return positions
-
-
 def _search_batch_on_slots(slots, rows, cols, valid, p, max_sweeps, rel_tol):
     """Orders ``(B, p)`` int32 of samples whose squared weights sit in flat slots ``slots
     (B, S)``: ``_search_batch`` of ``squared[b, rows[e], cols[e]] = slots[b, valid[e]]`` (zero
@@ -192,7 +182,18 @@ def _search_batch_on_slots(slots, rows, cols, valid, p, max_sweeps, rel_tol):
     return positions
 
 
-search_positions_batch, search_positions_batch_on_slots = (
-    (numba.njit(cache=True, nogil=True, parallel=True)(_search_batch),
-     numba.njit(cache=True, nogil=True, parallel=True)(_search_batch_on_slots))
-    if numba is not None else (None, None))
+search_positions_batch_on_slots = (
+    numba.njit(cache=True, nogil=True, parallel=True)(_search_batch_on_slots)
+    if numba is not None else None)
+
+
+def search_positions_batch(squared: np.ndarray, max_sweeps: int, rel_tol: float) -> np.ndarray:
+    """Orders ``(B, p)`` int32 (place of each node) for ``squared (B, p, p)``, zero diagonal;
+    the samples are shared among the CPU's cores. The kernel of the slots with every entry a
+    slot: one compiled kernel serves both (copying a sample costs ``O(p²)``, a sweep as
+    much)."""
+    batch, p = squared.shape[0], squared.shape[1]
+    rows, cols = np.divmod(np.arange(p * p), p)
+    return search_positions_batch_on_slots(
+        np.ascontiguousarray(squared).reshape(batch, p * p), rows, cols, np.arange(p * p), p,
+        max_sweeps, rel_tol)
