@@ -170,8 +170,9 @@ def _search_one(squared, max_sweeps, rel_tol, positions_out):
 
 def _search_batch_on_slots(slots, rows, cols, valid, p, max_sweeps, rel_tol):
     """Orders ``(B, p)`` int32 of samples whose squared weights sit in flat slots ``slots
-    (B, S)``: ``_search_batch`` of ``squared[b, rows[e], cols[e]] = slots[b, valid[e]]`` (zero
-    elsewhere), each sample's ``(p, p)`` matrix made in its own thread."""
+    (B, S)``: ``_search_one`` of each sample's ``squared[rows[e], cols[e]] = slots[b,
+    valid[e]]`` (zero elsewhere), the matrix made in the thread that searches it; the samples
+    are shared among the CPU's cores."""
     batch = slots.shape[0]
     positions = np.empty((batch, p), np.int32)
     for sample in numba.prange(batch):
