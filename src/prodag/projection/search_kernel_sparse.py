@@ -186,23 +186,12 @@ def _search_one_sparse(outgoing, incoming, neighbours, degree, max_sweeps, rel_t
         positions_out[best[place]] = place
 
 
-def _search_batch_sparse(outgoing, incoming, neighbours, degree, max_sweeps, rel_tol):
-    """Orders ``(B, p)`` int32 of samples given by their ``outgoing`` and ``incoming``
-    masses ``(B, p, D)`` over the neighbour lists."""
-    batch, p = outgoing.shape[0], outgoing.shape[1]
-    positions = np.empty((batch, p), np.int32)
-    for sample in numba.prange(batch):
-        _search_one_sparse(outgoing[sample], incoming[sample], neighbours, degree, max_sweeps,
-                           rel_tol, positions[sample])
-    return positions
-
-
 def _search_batch_on_slots(slots, outgoing_slot, incoming_slot, neighbours, degree,
                            max_sweeps, rel_tol):
     """Orders ``(B, p)`` int32 of samples whose squared weights sit in flat slots ``slots
-    (B, S)``: ``_search_batch_sparse`` with each sample's masses gathered in its own thread,
-    ``outgoing[v, i] = slots[b, outgoing_slot[v, i]]`` (likewise ``incoming``; an index of
-    ``S`` or more is a neighbour without that edge: zero)."""
+    (B, S)``: ``_search_one_sparse`` of each sample, its masses gathered in the thread that
+    searches it: ``outgoing[v, i] = slots[b, outgoing_slot[v, i]]`` (likewise ``incoming``;
+    an index of ``S`` or more is a neighbour without that edge: zero)."""
     batch, size = slots.shape
     p, width = outgoing_slot.shape
     positions = np.empty((batch, p), np.int32)
@@ -220,10 +209,23 @@ def _search_batch_on_slots(slots, outgoing_slot, incoming_slot, neighbours, degr
     return positions
 
 
-search_positions_batch_sparse, search_positions_batch_on_slots = (
-    (numba.njit(cache=True, nogil=True, parallel=True)(_search_batch_sparse),
-     numba.njit(cache=True, nogil=True, parallel=True)(_search_batch_on_slots))
-    if numba is not None else (None, None))
+search_positions_batch_on_slots = (
+    numba.njit(cache=True, nogil=True, parallel=True)(_search_batch_on_slots)
+    if numba is not None else None)
+
+
+def search_positions_batch_sparse(outgoing: np.ndarray, incoming: np.ndarray,
+                                  neighbours: np.ndarray, degree: np.ndarray, max_sweeps: int,
+                                  rel_tol: float) -> np.ndarray:
+    """Orders ``(B, p)`` int32 of samples given by their ``outgoing`` and ``incoming``
+    masses ``(B, p, D)`` over the neighbour lists: the slots kernel with the masses as its
+    slots (one compiled kernel serves both)."""
+    batch, p, width = outgoing.shape
+    slots = np.concatenate([outgoing.reshape(batch, p * width),
+                            incoming.reshape(batch, p * width)], axis=1)
+    own = np.arange(p * width).reshape(p, width)
+    return search_positions_batch_on_slots(np.ascontiguousarray(slots), own, own + p * width,
+                                           neighbours, degree, max_sweeps, rel_tol)
 
 
 def on_neighbours(squared: np.ndarray, neighbours: np.ndarray,
