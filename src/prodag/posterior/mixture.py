@@ -60,23 +60,32 @@ def assign(weights: np.ndarray, key: jax.Array, n: int) -> np.ndarray:
     return np.asarray(jax.random.choice(key, len(weights), (n,), p=np.asarray(weights)))
 
 
+def component_draws(components: list, weights: np.ndarray, key: jax.Array,
+                    n: int) -> list[tuple]:
+    """How ``n`` draws of the mixture split among its components: ``(component, key, count,
+    rows (n,) bool)`` for each component that draws, ``z_i ~ Categorical(weights)``;
+    component ``k`` draws with ``fold_in(key, k)``, a single component with ``key`` itself."""
+    if len(components) == 1:
+        return [(components[0], key, n, np.ones(n, bool))]
+    assignment = assign(weights, jax.random.fold_in(key, ASSIGNMENT_STREAM), n)
+    return [(components[k], jax.random.fold_in(key, k), int(np.sum(assignment == k)),
+             assignment == k) for k in np.unique(assignment)]
+
+
 def sample_mixture(sample, components: list, weights: np.ndarray, key: jax.Array,
                    n: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """``n`` draws ``(weights pytree, graphs (n, p, p))`` of the mixture: sample ``i`` comes
-    from component ``z_i ~ Categorical(weights)``. ``sample(component, key, m)`` draws ``m``
-    samples of one component; component ``k`` uses ``fold_in(key, k)``, so a single component
-    draws with ``key`` itself."""
-    if len(components) == 1:
-        return sample(components[0], key, n)
-    assignment = assign(weights, jax.random.fold_in(key, ASSIGNMENT_STREAM), n)
-    draws = {k: sample(components[k], jax.random.fold_in(key, k), int(np.sum(assignment == k)))
-             for k in np.unique(assignment)}
-    first = next(iter(draws.values()))
+    """``n`` draws ``(weights pytree, graphs (n, p, p))`` of the mixture, split among its
+    components as ``component_draws`` says; ``sample(component, key, m)`` draws ``m`` samples
+    of one component."""
+    parts = [(rows, sample(component, part_key, m))
+             for component, part_key, m, rows in component_draws(components, weights, key, n)]
+    if len(parts) == 1 and len(components) == 1:
+        return parts[0][1]
+    first = parts[0][1]
     out_weights = {name: np.empty((n, *value.shape[1:]), value.dtype)
                    for name, value in first[0].items()}
     graphs = np.empty((n, *first[1].shape[1:]), first[1].dtype)
-    for k, (component_weights, component_graphs) in draws.items():
-        rows = assignment == k
+    for rows, (component_weights, component_graphs) in parts:
         graphs[rows] = component_graphs
         for name, value in component_weights.items():
             out_weights[name][rows] = value
@@ -89,8 +98,5 @@ def mixture_edge_probabilities(count, components: list, weights: np.ndarray, key
     ``key``, from their counts alone: ``count(component, key, m)`` counts the edges ``(p, p)``
     of the ``m`` draws ``sample(component, key, m)`` makes (so no ``(n, p, p)`` array is
     held)."""
-    if len(components) == 1:
-        return count(components[0], key, n) / n
-    assignment = assign(weights, jax.random.fold_in(key, ASSIGNMENT_STREAM), n)
-    return sum(count(components[k], jax.random.fold_in(key, k), int(np.sum(assignment == k)))
-               for k in np.unique(assignment)) / n
+    return sum(count(component, part_key, m) for component, part_key, m, _ in
+               component_draws(components, weights, key, n)) / n
