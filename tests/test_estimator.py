@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prodag import NetworkOptions, ProDAG, TrainingOptions
+from prodag import NetworkOptions, ProDAG, TrainingOptions, metrics
 from prodag.estimator import NotFittedError
 from prodag.inputs.validation import DataError
 
@@ -134,6 +134,25 @@ def test_frames_networkx_and_predict(small_fit):
     assert list(prediction.columns) == list(X.columns)  # a DataFrame in, a DataFrame out
     # predicting the first variable (no parents) gives its mean
     assert np.std(prediction["a"]) < 0.5 * np.std(X["a"])
+
+
+@pytest.mark.parametrize("fit", ["small_fit", "path_fit"])
+def test_the_samples_a_block_at_a_time_and_their_summaries(fit, request):
+    """``sample_batches`` gives ``sample``'s draws in blocks (100 a block from a fit's own
+    draws, one block from a mixture), and the edge probabilities and networkx weights counted
+    a block at a time are those of the whole sample."""
+    fit = request.getfixturevalue(fit)
+    blocks = list(fit.sample_batches(250, seed=3))
+    np.testing.assert_array_equal(np.concatenate(blocks), fit.sample(250, seed=3))
+    assert [len(block) for block in blocks] == ([250] if fit.refined_ is None
+                                                else [100, 100, 50])
+    graphs = fit.sample(1000)
+    np.testing.assert_array_equal(fit.edge_probabilities(), metrics.edge_probabilities(graphs))
+    weights = nx.get_edge_attributes(fit.to_networkx(threshold=0.0), "weight")
+    assert weights
+    for (j, k), weight in weights.items():
+        column = graphs[:, NAMES.index(j), NAMES.index(k)]
+        assert weight == pytest.approx(column[column != 0].mean(), rel=1e-9)
 
 
 def test_the_api_reference_describes_n_samples_and_max_epochs_apart():

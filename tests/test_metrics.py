@@ -191,3 +191,16 @@ def test_calibration_error_by_hand():
     assert calibration_error(truth, 1.0 - truth - np.eye(3)) == 1.0
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         calibration_error(truth, probs * 2)
+
+
+def test_scoring_a_block_at_a_time_is_scoring_the_whole():
+    rng = np.random.default_rng(4)
+    truth = np.triu(rng.random((7, 7)) < 0.4, k=1)
+    samples = (rng.random((23, 7, 7)) < 0.3) * rng.normal(size=(23, 7, 7))
+    whole = metrics.evaluate(truth, samples)
+    blocks = metrics.evaluate_batches(truth, (samples[i:i + 10] for i in range(0, 23, 10)))
+    assert blocks.keys() == whole.keys()
+    for name in whole:
+        assert blocks[name] == pytest.approx(whole[name], rel=1e-12)
+    with pytest.raises(ValueError, match="empty"):
+        metrics.evaluate_batches(truth, iter(()))

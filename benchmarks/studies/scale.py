@@ -4,7 +4,7 @@ with random weights (``--munin``, p = 186, as ``benchmarks.suite.munin`` draws i
 a fresh process (so its seconds include compiling, as a user's first fit does, and its peak
 resident memory is its own). Peak memory is reported for the fit alone (``peak_rss_gb_fit``,
 and the most resident memory seen during each of its stages, ``stage_peak_gb``, sampled every
-0.2 s) and for the whole process, the scoring of ``DRAWS`` dense draws included
+0.2 s) and for the whole process, the scoring of ``DRAWS`` draws (a block at a time) included
 (``peak_rss_gb``).
 
     PYTHONPATH=src python -m benchmarks.studies.scale --p 100 --n 100 --datasets 0 1 2
@@ -36,10 +36,12 @@ METRICS = ("brier", "eshd", "ef1", "auroc")
 DRAWS = 1000
 
 
-def one_fit(p: int, n: int, dataset: int, seed: int, options: dict) -> dict:
+def one_fit(p: int, n: int, dataset: int, seed: int, options: dict,
+            progress: bool = False) -> dict:
     """A default fit of dataset ``dataset`` (``simulate.dataset(p, 2p, n, seed=dataset)``, or
     for ``p = "munin"`` the MUNIN1 graph's ``simulate.semi_synthetic``) with seed ``seed``,
-    scored on ``DRAWS`` draws (run in a fresh process)."""
+    scored on ``DRAWS`` draws (run in a fresh process); ``progress`` shows the fit's stages
+    on stderr."""
     import numpy as np
 
     from prodag import ProDAG, datasets, metrics, simulate
@@ -54,24 +56,32 @@ def one_fit(p: int, n: int, dataset: int, seed: int, options: dict) -> dict:
         warnings.simplefilter("ignore")
         began = time.perf_counter()
         with trace:
-            estimator = ProDAG(seed=seed, progress=False, **nest(options)).fit(data.X)
+            estimator = ProDAG(seed=seed, progress=progress, **nest(options)).fit(data.X)
         seconds = time.perf_counter() - began
     peak_fit = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20
-    draws = estimator.sample(DRAWS, seed=0)
-    scores = metrics.evaluate(data.adjacency, draws)
     support = estimator.candidate_parents_
     truth = data.adjacency != 0
-    edges = draws != 0
-    # the expected SHD's parts: edges with no true edge between the pair either way, true
-    # edges absent both ways, true edges present reversed only
-    extra = (edges & ~truth & ~truth.T).sum(axis=(1, 2))
-    missing = (truth & ~edges & ~np.swapaxes(edges, 1, 2)).sum(axis=(1, 2))
-    reversed_ = (truth & ~edges & np.swapaxes(edges, 1, 2)).sum(axis=(1, 2))
+    # scored a block of draws at a time (1000 dense draws are 8 GB at p = 1000), with the
+    # expected SHD's parts: edges with no true edge between the pair either way, true edges
+    # absent both ways, true edges present reversed only
+    parts = {"extra": [], "missing": [], "reversed": [], "dag": []}
+
+    def blocks():
+        for graphs in estimator.sample_batches(DRAWS, seed=0):
+            edges = graphs != 0
+            flipped = np.swapaxes(edges, 1, 2)
+            parts["extra"].append((edges & ~truth & ~truth.T).sum(axis=(1, 2)))
+            parts["missing"].append((truth & ~edges & ~flipped).sum(axis=(1, 2)))
+            parts["reversed"].append((truth & ~edges & flipped).sum(axis=(1, 2)))
+            parts["dag"].append(is_dag(edges))
+            yield edges
+    scores = metrics.evaluate_batches(data.adjacency, blocks())
+    extra, missing, reversed_, dags = (np.concatenate(parts[k]) for k in parts)
     return {"dataset": dataset, "seed": seed, "seconds": seconds,
             "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20,
             "peak_rss_gb_fit": peak_fit,
             "stage_peak_gb": trace.stage_peaks(estimator.fit_seconds_, began),
-            "dag_share": float(np.mean(is_dag(draws != 0))), "lam": estimator.lam_,
+            "dag_share": float(np.mean(dags)), "lam": estimator.lam_,
             "expected_edges": float(estimator.edge_probabilities().sum()),
             "true_edges": int(truth.sum()),
             "true_edges_in_support": int(truth.sum() if support is None
@@ -163,13 +173,15 @@ def main(argv=None) -> None:
     parser.add_argument("--option", action="append", default=[],
                         help="an estimator setting, name=value (repeatable)")
     parser.add_argument("--tag", default="")
+    parser.add_argument("--progress", action="store_true",
+                        help="show each fit's stages on stderr (for the long fits)")
     args = parser.parse_args(argv)
     options = parse_options(args.option)
     graph = "munin" if args.munin else args.p
     rows = []
     for dataset in args.datasets:
         for seed in args.seeds:
-            row = in_fresh_process(graph, args.n, dataset, seed, options)
+            row = in_fresh_process(graph, args.n, dataset, seed, options, args.progress)
             rows.append(row)
             print(f"p {graph} n {args.n} dataset {dataset} seed {seed}: {row['seconds']:7.1f} s"
                   f"  peak {row['peak_rss_gb_fit']:.2f} GB (fit) {row['peak_rss_gb']:.2f} GB"

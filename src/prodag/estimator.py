@@ -27,9 +27,8 @@ from prodag import effects
 from prodag.config import parameters
 from prodag.config.parameters import NetworkOptions, TrainingOptions  # noqa: F401  (documented)
 from prodag.config.protocol import ParameterProtocol
-from prodag.evaluation.metrics import edge_probabilities
 from prodag.fit import prepare, run as run_fit
-from prodag.inference.draws import edge_graph
+from prodag.inference.draws import EdgeSummary, edge_graph, edge_summary
 from prodag.inputs import interventions as interventions_module, validation
 from prodag.inputs.checks import check_probability
 from prodag.inputs.units import column_sd, in_units
@@ -218,7 +217,19 @@ class ProDAG(ParameterProtocol):
         """``n`` posterior DAG samples ``(n, p, p)`` (``[s, j, k]``: j → k), linear weights and
         additive strengths in data units; ``seed=None`` uses the key fixed at fit time, so
         repeated calls, ``edge_probabilities`` and a reloaded model agree."""
-        graphs = samples.draw(self._fitted(), n, seed)[1]
+        return self._in_data_units(samples.draw(self._fitted(), n, seed)[1])
+
+    def sample_batches(self, n: int = 1000, seed=None):
+        """The samples of ``sample(n, seed)`` as an iterator of blocks ``(b, p, p)``, in order
+        (100 draws a block when the fit keeps draws of its own, as the default does): for
+        graphs too large to hold ``n`` of them at once (``(1000, p, p)`` is 8 GB at
+        p = 1000)."""
+        blocks = samples.draw_batches(self._fitted(), n, seed)
+        return (self._in_data_units(graphs) for _, graphs in blocks)
+
+    def _in_data_units(self, graphs: np.ndarray) -> np.ndarray:
+        """Sampled graphs ``(n, p, p)`` in fitted units, in data units (linear weights and
+        additive strengths; the other SEMs' graphs as they are)."""
         if self.sem in ("linear", "additive"):
             graphs = graphs * self.scale_[None, None, :] / self.scale_[None, :, None]
         return graphs
@@ -229,15 +240,17 @@ class ProDAG(ParameterProtocol):
         return samples.draw(self._fitted(), n, seed)[0]
 
     def edge_probabilities(self, n_samples: int = 1000) -> np.ndarray:
-        """Posterior probability of every edge j → k, ``(p, p)``: the share of the cached
-        ``sample(n_samples)`` draws with that edge (``prodag.posterior.negligible``)."""
-        return edge_probabilities(self._cached_graphs(n_samples))
+        """Posterior probability of every edge j → k, ``(p, p)``: the share of the
+        ``sample(n_samples)`` draws with that edge (``prodag.posterior.negligible``), counted a
+        block at a time and cached."""
+        return self._edge_summary(n_samples).probability.copy()
 
-    def _cached_graphs(self, n_samples: int) -> np.ndarray:
+    def _edge_summary(self, n_samples: int) -> EdgeSummary:
+        """The ``EdgeSummary`` of ``sample(n_samples)`` (data units), cached."""
         self._fitted()
-        if ("graphs", n_samples) not in self._cache:
-            self._cache[("graphs", n_samples)] = self.sample(n_samples)
-        return self._cache[("graphs", n_samples)]
+        if ("edges", n_samples) not in self._cache:
+            self._cache[("edges", n_samples)] = edge_summary(self.sample_batches(n_samples))
+        return self._cache[("edges", n_samples)]
 
     def edge_probabilities_frame(self, n_samples: int = 1000) -> pd.DataFrame:
         """``edge_probabilities`` with variable names (rows: source, columns: target)."""
@@ -248,9 +261,10 @@ class ProDAG(ParameterProtocol):
         """A ``networkx.DiGraph`` of the edges with P > ``threshold`` (in [0, 1)), with their
         ``probability`` and mean ``weight`` given the edge (data or standardised ``units``)."""
         check_probability("threshold", threshold)
-        graphs = in_units(self._cached_graphs(n_samples),
-                          column_sd(self.scale_, self.spec_.standardize), units)
-        return edge_graph(graphs, edge_probabilities(graphs), self.columns_, threshold)
+        summary = self._edge_summary(n_samples)
+        weights = in_units(summary.mean_weight, column_sd(self.scale_, self.spec_.standardize),
+                           units)
+        return edge_graph(summary._replace(mean_weight=weights), self.columns_, threshold)
 
     def predict(self, X, n_samples: int = 100, seed=None, conditions=None) -> np.ndarray:
         """Posterior mean ``(n, p)`` of each variable given the others in data units (for a

@@ -100,7 +100,11 @@ def edge_probabilities(samples, weights=None) -> np.ndarray:
 
 def brier(true_adjacency, samples, weights=None) -> float:
     """Brier score ``Σ_{j≠k} (1[true edge] − p̂_jk)²`` (lower is better)."""
-    probabilities = edge_probabilities(samples, weights)
+    return _brier_of(true_adjacency, edge_probabilities(samples, weights))
+
+
+def _brier_of(true_adjacency, probabilities: np.ndarray) -> float:
+    """``brier`` of edge probabilities ``(p, p)``."""
     p = probabilities.shape[0]
     truth = _truth(true_adjacency, p)
     squared_error = (truth - probabilities) ** 2
@@ -155,7 +159,11 @@ def auroc(true_adjacency, samples, weights=None) -> float:
     Computed by the rank-sum (Mann–Whitney) formula over the off-diagonal entries, ties
     averaged. NaN with a ``RuntimeWarning`` when the truth has no edges or only edges.
     """
-    probabilities = edge_probabilities(samples, weights)
+    return _auroc_of(true_adjacency, edge_probabilities(samples, weights))
+
+
+def _auroc_of(true_adjacency, probabilities: np.ndarray) -> float:
+    """``auroc`` of edge probabilities ``(p, p)``."""
     p = probabilities.shape[0]
     mask = _off_diagonal(p)
     labels = _truth(true_adjacency, p)[mask]
@@ -164,7 +172,7 @@ def auroc(true_adjacency, samples, weights=None) -> float:
     n_negative = labels.size - n_positive
     if n_positive == 0 or n_negative == 0:
         warnings.warn("AUROC is undefined when the true graph has no edges or every possible "
-                      "edge; returning NaN.", RuntimeWarning, stacklevel=2)
+                      "edge; returning NaN.", RuntimeWarning, stacklevel=3)
         return float("nan")
     from scipy.stats import rankdata  # imported here: scipy.stats is slow to import
 
@@ -220,3 +228,22 @@ def evaluate(true_adjacency, samples, weights=None) -> dict[str, float]:
         "ef1": expected_f1(true_adjacency, samples, weights),
         "auroc": auroc(true_adjacency, samples, weights),
     }
+
+
+def evaluate_batches(true_adjacency, batches) -> dict[str, float]:
+    """``evaluate`` of the samples given as an iterable of blocks ``(b, p, p)``, their
+    concatenation the samples (unweighted), scored a block at a time: for posteriors too large
+    to hold at once (``prodag.ProDAG.sample_batches``)."""
+    counts = shd = f1 = 0.0
+    n = 0
+    for block in batches:
+        edges = _edges(block)
+        counts = counts + edges.sum(axis=0)
+        shd += float(structural_hamming_distances(true_adjacency, edges).sum())
+        f1 += float(f1_scores(true_adjacency, edges).sum())
+        n += edges.shape[0]
+    if n == 0:
+        raise ValueError("batches is empty: pass at least one block of sampled graphs.")
+    probabilities = counts / n
+    return {"brier": _brier_of(true_adjacency, probabilities), "eshd": shd / n,
+            "ef1": f1 / n, "auroc": _auroc_of(true_adjacency, probabilities)}

@@ -12,6 +12,7 @@ file saved by any version draws what it drew when it was saved.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -72,25 +73,37 @@ def concatenate_draws(batches: list, n: int) -> tuple[dict[str, np.ndarray], np.
     return weights, np.concatenate([np.asarray(g) for _, g in batches])[:n]
 
 
-def mean_weight_given_edge(graphs: np.ndarray) -> np.ndarray:
-    """Mean of each entry over the samples where it is nonzero (0 where never), ``(p, p)``."""
-    counts = np.sum(graphs != 0, axis=0)
-    return np.sum(graphs, axis=0) / np.maximum(counts, 1)
+class EdgeSummary(NamedTuple):
+    """What sampled graphs say of each entry j → k, ``(p, p)`` each: ``probability``, the share
+    of the draws with the edge (as ``prodag.evaluation.metrics.edge_probabilities`` counts it),
+    and ``mean_weight``, the entry's mean over the draws where it is nonzero (0 where never)."""
+
+    probability: np.ndarray
+    mean_weight: np.ndarray
 
 
+def edge_summary(blocks) -> EdgeSummary:
+    """The ``EdgeSummary`` of graphs given as an iterable of blocks ``(b, p, p)`` (their
+    concatenation the draws), counted a block at a time."""
+    count = total = draws = 0
+    for graphs in blocks:
+        count = count + np.sum(graphs != 0, axis=0)
+        total = total + np.sum(graphs, axis=0)
+        draws += len(graphs)
+    return EdgeSummary(count / draws, total / np.maximum(count, 1))
 
-def edge_graph(graphs: np.ndarray, probabilities: np.ndarray, columns: list, threshold: float):
-    """A ``networkx.DiGraph`` on ``columns`` of the edges whose ``probabilities (p, p)`` (their
-    share among the sampled ``graphs (S, p, p)``, computed by the caller) exceed
-    ``threshold``, each with its ``probability`` and ``weight`` (``mean_weight_given_edge``)."""
+
+def edge_graph(summary: EdgeSummary, columns: list, threshold: float):
+    """A ``networkx.DiGraph`` on ``columns`` of the edges whose probability (``summary``, an
+    ``EdgeSummary``) exceeds ``threshold``, each with its ``probability`` and ``weight`` (the
+    mean weight given the edge)."""
     import networkx as nx
 
-    weights = mean_weight_given_edge(graphs)
     graph = nx.DiGraph()
     graph.add_nodes_from(columns)
-    for j, k in zip(*np.nonzero(probabilities > threshold)):
-        graph.add_edge(columns[j], columns[k], probability=float(probabilities[j, k]),
-                       weight=float(weights[j, k]))
+    for j, k in zip(*np.nonzero(summary.probability > threshold)):
+        graph.add_edge(columns[j], columns[k], probability=float(summary.probability[j, k]),
+                       weight=float(summary.mean_weight[j, k]))
     return graph
 
 

@@ -53,14 +53,21 @@ def stored_draws(config, draws, picked: np.ndarray | None = None) -> tuple[dict,
                               config.knowledge)
 
 
+def stored_batches(config, draws, picked: np.ndarray):
+    """``stored_draws`` of the rows ``picked`` made ``fit_draws.PROJECT_BATCH`` at a time: a
+    generator of ``(weights, graphs)`` blocks whose concatenation is ``stored_draws(config,
+    draws, picked)`` (each draw is projected in a batch of the same size either way), so no
+    ``(n, p, p)`` array is held."""
+    for start in range(0, len(picked), fit_draws.PROJECT_BATCH):
+        yield stored_draws(config, draws, picked[start:start + fit_draws.PROJECT_BATCH])
+
+
 def stored_edge_probabilities(config, draws) -> np.ndarray:
     """``P(edge)`` ``(p, p)`` over the fit's own draws ``draws`` as ``stored_draws`` gives
-    them, counted ``fit_draws.PROJECT_BATCH`` draws at a time (no ``(n, p, p)`` array held)."""
+    them, counted a block at a time (``stored_batches``)."""
     n = len(draws.lams)
-    counts = sum(np.sum(stored_draws(config, draws, np.arange(start, min(
-        start + fit_draws.PROJECT_BATCH, n)))[1] != 0, axis=0)
-        for start in range(0, n, fit_draws.PROJECT_BATCH))
-    return counts / n
+    return sum(np.sum(graphs != 0, axis=0)
+               for _, graphs in stored_batches(config, draws, np.arange(n))) / n
 
 
 def draw(fitted: FittedPosterior, n: int, seed=None) -> tuple[dict, np.ndarray]:
@@ -71,6 +78,27 @@ def draw(fitted: FittedPosterior, n: int, seed=None) -> tuple[dict, np.ndarray]:
     config, draws = fitted.spec.config, fitted.draws
     if draws is not None:
         return stored_draws(config, draws, draw_rows(len(draws.lams), n, key))
+    return mixture_draws(fitted, n, key)
+
+
+def draw_batches(fitted: FittedPosterior, n: int, seed=None):
+    """The draws of ``draw(fitted, n, seed)`` as a generator of ``(weights, graphs)`` blocks
+    in order, their concatenation equal to ``draw``'s: ``fit_draws.PROJECT_BATCH`` draws a
+    block for a fit with draws of its own (no ``(n, p, p)`` array held), one block for a
+    mixture's draws."""
+    n = check_integer("n", n, minimum=1)  # checked now, not at the first block
+    key = sampling_key(fitted, seed)
+    config, draws = fitted.spec.config, fitted.draws
+    if draws is not None:
+        return stored_batches(config, draws, draw_rows(len(draws.lams), n, key))
+    return (mixture_draws(fitted, n, key) for _ in range(1))
+
+
+def mixture_draws(fitted: FittedPosterior, n: int, key) -> tuple[dict, np.ndarray]:
+    """``n`` draws of the fitted mixture (every draw picks a component by its weight and
+    samples its projected normal; ``key``), negligible entries dropped: weights and graphs
+    ``(n, p, p)``, fitted units."""
+    config = fitted.spec.config
     draw_batch = compiled.sampler(config)
 
     def sample(k, component_key, m):
