@@ -4,6 +4,7 @@ Typical use::
 
     est = ProDAG(seed=0).fit(X)          # X: (n, p) array or DataFrame
     est.sample(1000)                     # (1000, p, p) exact DAGs
+    est.sample_batches(1000)             # the same draws, 100 at a time (large p)
     est.edge_probabilities()             # (p, p)
 
 Every column is centred (``standardize=True``: also divided by its standard deviation).
