@@ -1,5 +1,7 @@
 """Candidate parents: the lasso-path screen, its rules, and a fit restricted to it."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -82,18 +84,42 @@ def restricted_fit():
 def test_no_draw_has_an_edge_outside_the_candidates_and_the_mask_round_trips(
         restricted_fit, tmp_path):
     """The refinement runs on the candidate slots (``refinement.build_slot_kernel``), every
-    kind of move accepted at times, and its draws come back dense, on the candidates."""
+    kind of move accepted at times; its draws are kept on the slots, and sampled as the dense
+    projection of the same draws would sample them, on the candidates. A saved fit keeps them
+    there, and a file of format 9 (dense draws) samples the same."""
+    from prodag.inference import compiled
+    from prodag.inference.refinement import on_slots
+    from prodag.posterior import samples
+
     mask = restricted_fit.candidate_parents_
     assert mask is not None and mask.sum() < 30
-    assert restricted_fit.refined_.weights_tilde["W"].shape[1:] == (6, 6)
+    refined, config = restricted_fit.refined_, restricted_fit.spec_.config
+    table = compiled.slot_refinement_kernel(config).table
+    assert refined.weights_tilde["W"].shape[1:] == table.parents.shape
+    assert table.parents.shape[1] < 5 and on_slots(refined.weights_tilde, table)
     acceptance = restricted_fit.diagnostics_["refinement"]["acceptance"]
     assert all(0 < acceptance[kind] < 1 for kind in ("site", "joint", "reverse", "jump"))
     draws = restricted_fit.sample(300, seed=0)
     assert np.all(draws[:, ~mask] == 0) and np.any(draws[:, mask] != 0)
-    restricted_fit.save(tmp_path / "model.npz")
-    loaded = ProDAG.load(tmp_path / "model.npz")
+    dense = refined._replace(weights_tilde={"W": table.dense(refined.weights_tilde["W"])})
+    assert samples.projection_kernel(config, dense).table is None
+    slot_weights, slot_graphs = samples.stored_draws(config, refined)
+    dense_weights, dense_graphs = samples.stored_draws(config, dense)
+    np.testing.assert_array_equal(slot_graphs, dense_graphs)
+    np.testing.assert_array_equal(slot_weights["W"], dense_weights["W"])
+    path = tmp_path / "model.npz"
+    restricted_fit.save(path)
+    loaded = ProDAG.load(path)
     assert np.array_equal(loaded.candidate_parents_, mask)
+    assert np.array_equal(loaded.refined_.weights_tilde["W"], refined.weights_tilde["W"])
     assert np.array_equal(loaded.sample(300, seed=0), draws)
+    with np.load(path) as archive:  # as format 9 wrote it: the draws as (n, p, p) matrices
+        arrays = dict(archive)
+    metadata = json.loads(str(arrays["metadata"]))
+    arrays["metadata"] = np.asarray(json.dumps({**metadata, "format_version": 9}))
+    arrays["arrays/refined/weights_tilde/W"] = dense.weights_tilde["W"]
+    np.savez(path, **arrays)
+    assert np.array_equal(ProDAG.load(path).sample(300, seed=0), draws)
 
 
 def test_a_saved_mask_with_a_self_loop_is_refused(restricted_fit, tmp_path):

@@ -125,6 +125,8 @@ class ProDAG(ParameterProtocol):
     refined_ : prodag.inference.refinement.Refined or None
         With ``refine_steps`` or ``sampler="smc"``: the draws, which are the posterior (``sample``
         takes them in a random order, with replacement beyond their number), and acceptance.
+        On candidate parents the refined ``W̃`` stays on the parents' slots, ``(n, p, K)``
+        (``prodag.projection.parents.ParentTable``), not ``(n, p, p)``.
     columns_, n_features_in_, knowledge_ : list of str, int, Knowledge or None
         The variables' names, their number ``p``, and the checked prior knowledge.
     candidate_parents_ : ndarray (p, p) of bool or None

@@ -122,8 +122,8 @@ def refine(spec: FitSpec, fit_plan: FitPlan, pooled: PooledMixture, runs: list,
            prepared: Prepared, key, progress) -> refinement.Refined | None:
     """``REFINED_DRAWS`` draws of the mixture moved by ``refine_steps`` Metropolis steps
     towards the posterior given the rows the fits were scored on (``prodag.inference.refinement``):
-    bagged, each draw towards the posterior given its chain's resample. None without
-    refinement."""
+    bagged, each draw towards the posterior given its chain's resample; on candidate parents
+    the draws stay on their slots (``refinement.on_slots``). None without refinement."""
     dtype = spec.dtype
     steps = spec.refine_steps
     if not steps:
@@ -150,11 +150,8 @@ def refine(spec: FitSpec, fit_plan: FitPlan, pooled: PooledMixture, runs: list,
                        "refinement")
 
     on_block(0)  # the refinement's seconds start here, its compilation included
-    refined = refinement.refine(kernel, weights_tilde, target, jax.random.fold_in(key, 1),
-                                steps, on_block, component)
-    if kernel.table is None:
-        return refined
-    return refined._replace(weights_tilde={"W": kernel.table.dense(refined.weights_tilde["W"])})
+    return refinement.refine(kernel, weights_tilde, target, jax.random.fold_in(key, 1),
+                             steps, on_block, component)
 
 
 def refinement_report(spec: FitSpec, refined: refinement.Refined, seconds: float) -> dict:

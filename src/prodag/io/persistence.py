@@ -23,6 +23,7 @@ from prodag.config import parameters
 from prodag.config.parameters import GROUPS, as_dict
 from prodag.config.spec import FitSpec, resolve, with_knowledge
 from prodag.inference import Params
+from prodag.inference import refinement
 from prodag.inference.refinement import KINDS, MOVES, Refined
 from prodag.inputs import candidates
 from prodag.inputs.knowledge import Tiers
@@ -32,11 +33,12 @@ from prodag.io.model_file import Checker, read
 from prodag.models.variational import VariationalParams
 from prodag.posterior.fitted import FittedPosterior
 
-FORMAT_VERSION = 9
+FORMAT_VERSION = 10
 """The parameters as the constructor takes them (``training``/``network`` as objects of their
 fields, ``lam`` as ``"auto"``, a number or ``"inf"``, ``tiers`` as groups or ``{"groups",
-"forbid_within"}``) and ``intervention_kind_``; older versions: ``prodag.io.upgrades``."""
-READABLE_VERSIONS = (2, 3, 4, 5, 6, 7, 8, 9)
+"forbid_within"}``) and ``intervention_kind_``; on candidate parents, the refined draws on
+their slots; older versions: ``prodag.io.upgrades``."""
+READABLE_VERSIONS = (2, 3, 4, 5, 6, 7, 8, 9, 10)
 FITTED_ARRAYS = {"mean_": "mean", "scale_": "scale", "history_": "history",
                  "noise_variance_": "noise_variance", "mixture_weights_": "weights",
                  "component_lams_": "lams"}
@@ -253,7 +255,8 @@ def _components(arrays: dict, spec: FitSpec, p: int, k: int, check: Checker) -> 
 
 def _refined(arrays: dict, spec: FitSpec, p: int, check: Checker) -> Refined | None:
     """The refined draws ``refined/...`` (``FitSpec.refine_steps > 0``), checked
-    against the SEM's weight shapes; None without refinement."""
+    against the SEM's weight shapes (or, on candidate parents, the slots' ``(p, K)``:
+    ``refinement.on_slots``); None without refinement."""
     present = {name for name in arrays if name.startswith("refined/")}
     if not (spec.refine_steps or spec.sampler == "smc"):
         check.that(not present, "it has refined draws but refine_steps is 0")
@@ -271,6 +274,10 @@ def _refined(arrays: dict, spec: FitSpec, p: int, check: Checker) -> Refined | N
     noise = arrays["refined/noise"]
     check.that(noise.ndim == 2 and noise.shape[0] == n and noise.shape[1] in (1, p),
                f"'refined/noise' must have shape ({n}, 1) or ({n}, {p})")
+    table = refinement.slot_table(spec.config.model(), spec.config.projector())
+    if table is not None and np.shape(arrays.get("refined/weights_tilde/W")) == (
+            n, *table.parents.shape):  # format 10: the draws on the candidate parents' slots
+        shapes = {**shapes, "W": table.parents.shape}
     weights_tilde = {name: check.array(arrays, f"refined/weights_tilde/{name}", (n, *shape))
                      for name, shape in shapes.items()}
     acceptance = arrays["refined/acceptance"]

@@ -11,7 +11,8 @@ files before it were written without refinement unless they name its steps. Vers
 ``n_samples=None`` resolves the Monte Carlo samples for the data's size; files before it
 name theirs (an older prodag cannot read ``None``), so they read unchanged. Version 9: the
 refined draws' acceptance has an entry for jumps between fits (``refinement.KINDS``); the
-loader gives older files' a 0 there.
+loader gives older files' a 0 there. Version 10: on candidate parents the refined draws are
+kept on their slots, ``(n, p, K)``; older files' dense ``(n, p, p)`` draws read as they are.
 """
 
 from __future__ import annotations
@@ -90,6 +91,11 @@ def _from_version_8(metadata: dict, check) -> dict:
     return {**metadata, "format_version": 9}
 
 
+def _from_version_9(metadata: dict, check) -> dict:
+    """Nothing to change (dense refined draws are read as they are)."""
+    return {**metadata, "format_version": 10}
+
+
 STEPS = {2: _from_version_2, 3: _from_version_3, 4: _from_version_4, 5: _from_version_5,
-         6: _from_version_6, 7: _from_version_7, 8: _from_version_8}
+         6: _from_version_6, 7: _from_version_7, 8: _from_version_8, 9: _from_version_9}
 """The step that reads each older version."""

@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag.inference import compiled
+from prodag.inference import compiled, refinement
 from prodag.inference import draws as fit_draws
 from prodag.inputs.checks import check_integer, check_seed
 from prodag.posterior import mixture
@@ -42,15 +42,27 @@ def draw_rows(n_draws: int, n: int, key: jax.Array) -> np.ndarray:
 def stored_draws(config, draws, picked: np.ndarray | None = None) -> tuple[dict, np.ndarray]:
     """The fit's own draws ``draws`` (``prodag.inference.refinement.Refined``; those at the
     indices ``picked``, all by default) as the posterior samples them: projected at their radii
-    (``config``: the fit's ``ModelConfig``), negligible entries dropped; the model weights
-    and the graphs ``(n, p, p)``, fitted units."""
+    (``config``: the fit's ``ModelConfig``; on their slots where they are kept there),
+    negligible entries dropped; the model weights and the graphs ``(n, p, p)``, fitted
+    units."""
     picked = np.arange(len(draws.lams)) if picked is None else picked
+    kernel = projection_kernel(config, draws)
     weights, graphs = fit_draws.project_in_batches(
-        compiled.refinement_kernel(config),
-        {name: value[picked] for name, value in draws.weights_tilde.items()},
+        kernel, {name: value[picked] for name, value in draws.weights_tilde.items()},
         draws.lams[picked])
+    if kernel.table is not None:  # slots (n, p, K) as the (n, p, p) matrices they stand for
+        weights, graphs = {"W": kernel.table.dense(weights["W"])}, kernel.table.dense(graphs)
     return without_negligible(config.sem, weights, graphs, draws.noise[picked],
                               config.knowledge)
+
+
+def projection_kernel(config, draws) -> refinement.Kernel:
+    """The compiled kernel that projects the fit's own ``draws``: on the candidate parents'
+    slots where the draws are kept there (``refinement.on_slots``), else the dense one."""
+    kernel = compiled.slot_refinement_kernel(config)
+    if kernel is not None and refinement.on_slots(draws.weights_tilde, kernel.table):
+        return kernel
+    return compiled.refinement_kernel(config)
 
 
 def stored_batches(config, draws, picked: np.ndarray):
