@@ -142,6 +142,8 @@ def test_the_samples_a_block_at_a_time_and_their_summaries(fit, request):
     draws, one block from a mixture), and the edge probabilities and networkx weights counted
     a block at a time are those of the whole sample."""
     fit = request.getfixturevalue(fit)
+    with pytest.raises(ValueError, match="n"):  # at the call, not at the first block
+        fit.sample_batches(0)
     blocks = list(fit.sample_batches(250, seed=3))
     np.testing.assert_array_equal(np.concatenate(blocks), fit.sample(250, seed=3))
     assert [len(block) for block in blocks] == ([250] if fit.refined_ is None
@@ -192,8 +194,8 @@ def test_the_constructor_has_at_most_20_parameters_and_nest_groups_flat_settings
 
 def test_use_before_fit_raises():
     est = ProDAG()
-    for call in (lambda: est.sample(3), est.edge_probabilities, est.to_networkx,
-                 lambda: est.save("x.npz")):
+    for call in (lambda: est.sample(3), lambda: est.sample_batches(3),
+                 est.edge_probabilities, est.to_networkx, lambda: est.save("x.npz")):
         with pytest.raises(NotFittedError, match="fit"):
             call()
 

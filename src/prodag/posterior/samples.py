@@ -103,7 +103,10 @@ def draw_batches(fitted: FittedPosterior, n: int, seed=None):
     config, draws = fitted.spec.config, fitted.draws
     if draws is not None:
         return stored_batches(config, draws, draw_rows(len(draws.lams), n, key))
-    return (mixture_draws(fitted, n, key) for _ in range(1))
+
+    def one_block():
+        yield mixture_draws(fitted, n, key)
+    return one_block()
 
 
 def mixture_draws(fitted: FittedPosterior, n: int, key) -> tuple[dict, np.ndarray]:
