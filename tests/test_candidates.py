@@ -88,7 +88,6 @@ def test_no_draw_has_an_edge_outside_the_candidates_and_the_mask_round_trips(
     projection of the same draws would sample them, on the candidates. A saved fit keeps them
     there, and a file of format 9 (dense draws) samples the same."""
     from prodag.inference import compiled
-    from prodag.inference.refinement import on_slots
     from prodag.posterior import samples
 
     mask = restricted_fit.candidate_parents_
@@ -96,7 +95,7 @@ def test_no_draw_has_an_edge_outside_the_candidates_and_the_mask_round_trips(
     refined, config = restricted_fit.refined_, restricted_fit.spec_.config
     table = compiled.slot_refinement_kernel(config).table
     assert refined.weights_tilde["W"].shape[1:] == table.parents.shape
-    assert table.parents.shape[1] < 5 and on_slots(refined.weights_tilde, table)
+    assert table.parents.shape[1] < 5 and table.holds(refined.weights_tilde)
     acceptance = restricted_fit.diagnostics_["refinement"]["acceptance"]
     assert all(0 < acceptance[kind] < 1 for kind in ("site", "joint", "reverse", "jump"))
     draws = restricted_fit.sample(300, seed=0)

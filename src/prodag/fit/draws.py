@@ -123,7 +123,7 @@ def refine(spec: FitSpec, fit_plan: FitPlan, pooled: PooledMixture, runs: list,
     """``REFINED_DRAWS`` draws of the mixture moved by ``refine_steps`` Metropolis steps
     towards the posterior given the rows the fits were scored on (``prodag.inference.refinement``):
     bagged, each draw towards the posterior given its chain's resample; on candidate parents
-    the draws stay on their slots (``refinement.on_slots``). None without refinement."""
+    the draws stay on their slots (``ParentTable.holds``). None without refinement."""
     dtype = spec.dtype
     steps = spec.refine_steps
     if not steps:

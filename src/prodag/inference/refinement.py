@@ -293,18 +293,7 @@ def slot_table(model: StructuralEquationModel, project: Projector):
     """The candidate parents' ``ParentTable`` on whose slots the refinement of ``model`` and
     ``project`` keeps its draws (the linear-Gaussian SEM on candidate parents), else None."""
     table = getattr(project, "table", None)
-    if type(model) is not LinearSEM or model.parents is None or table is None:
-        return None
-    return table
-
-
-def on_slots(weights_tilde: Weights, table) -> bool:
-    """Whether draws ``weights_tilde`` lie on ``table``'s slots (``{"W": (n, p, K)}``, as the
-    slot kernel's refinement keeps them) rather than dense (``(n, p, p)``: a fit without
-    candidate parents, tempered SMC's draws, a file of format 9 or before)."""
-    W = weights_tilde.get("W")
-    return (table is not None and W is not None and W.ndim == 3
-            and W.shape[1:] == table.parents.shape and W.shape[2] != W.shape[1])
+    return table if type(model) is LinearSEM and model.parents is not None else None
 
 
 def _bound(model, project, collapse: str | None, movable_of: Callable, table=None) -> Kernel:

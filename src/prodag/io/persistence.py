@@ -256,7 +256,7 @@ def _components(arrays: dict, spec: FitSpec, p: int, k: int, check: Checker) -> 
 def _refined(arrays: dict, spec: FitSpec, p: int, check: Checker) -> Refined | None:
     """The refined draws ``refined/...`` (``FitSpec.refine_steps > 0``), checked
     against the SEM's weight shapes (or, on candidate parents, the slots' ``(p, K)``:
-    ``refinement.on_slots``); None without refinement."""
+    ``ParentTable.holds``); None without refinement."""
     present = {name for name in arrays if name.startswith("refined/")}
     if not (spec.refine_steps or spec.sampler == "smc"):
         check.that(not present, "it has refined draws but refine_steps is 0")

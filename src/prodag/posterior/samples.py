@@ -58,9 +58,9 @@ def stored_draws(config, draws, picked: np.ndarray | None = None) -> tuple[dict,
 
 def projection_kernel(config, draws) -> refinement.Kernel:
     """The compiled kernel that projects the fit's own ``draws``: on the candidate parents'
-    slots where the draws are kept there (``refinement.on_slots``), else the dense one."""
+    slots where the draws are kept there (``ParentTable.holds``), else the dense one."""
     kernel = compiled.slot_refinement_kernel(config)
-    if kernel is not None and refinement.on_slots(draws.weights_tilde, kernel.table):
+    if kernel is not None and kernel.table.holds(draws.weights_tilde):
         return kernel
     return compiled.refinement_kernel(config)
 

@@ -80,6 +80,14 @@ class ParentTable(NamedTuple):
         dense = jnp.zeros((*w.shape[:-2], p, p), w.dtype)
         return dense.at[..., self.parents, self.child].add(jnp.where(self.valid, w, 0.0))
 
+    def holds(self, weights_tilde: dict) -> bool:
+        """Whether draws ``weights_tilde`` lie on the slots (``{"W": (n, p, K)}``, as the
+        refinement on candidate parents keeps them) rather than dense (``(n, p, p)``: a fit
+        without candidate parents, tempered SMC's draws, a model file of format 9 or
+        before)."""
+        W = weights_tilde.get("W")
+        return (W is not None and W.ndim == 3 and W.shape[1:] == self.parents.shape
+                and W.shape[2] != W.shape[1])
 
     def dense(self, w: np.ndarray) -> np.ndarray:
         """``scatter`` on the host: slots ``w (n, p, K)`` (numpy) as ``(n, p, p)``."""
