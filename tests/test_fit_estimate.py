@@ -79,6 +79,10 @@ def test_the_count_of_fits_is_what_a_fit_runs(monkeypatch):
     assert bar.done == bar.total == n_fits(estimator.spec_, False)
     assert {"data starts (order search)", "pooling the fits"} <= set(estimator.fit_seconds_)
     assert all(seconds >= 0 for seconds in estimator.fit_seconds_.values())
+    epochs = estimator.fit_epochs_  # one epoch a fit (max_epochs=1), each counted once
+    assert sum(len(stage["per_fit"]) for stage in epochs.values()) == bar.total
+    assert all(stage["per_fit"] == [1] * len(stage["per_fit"])
+               and stage["computed"] >= len(stage["per_fit"]) for stage in epochs.values())
 
 
 def test_the_refinement_estimate_grows_with_steps_and_p_from_a_floor():

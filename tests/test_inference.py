@@ -138,7 +138,10 @@ class _Recorder:
     def update(self, epoch, objective):
         self.epochs.append(epoch)
 
-    def fit_done(self, count=1):
+    def fit_done(self, epochs):
+        pass
+
+    def computed(self, member_epochs):
         pass
 
 

@@ -21,8 +21,8 @@ def test_the_bar_counts_finished_fits_and_names_the_stage():
     with Progress(3, stream=Terminal()) as progress:
         progress.stage("radius 2/10")
         progress.update(7, 1.25)
-        progress.fit_done()
-        progress.fit_done()
+        progress.fit_done([5])
+        progress.fit_done([5])
         assert progress.bar.n == 2 and progress.bar.total == 3
         assert "radius 2/10" in progress.bar.desc
         assert progress.bar.postfix == "epoch 7, loss 1.25"
@@ -41,7 +41,7 @@ def test_a_disabled_bar_writes_nothing(capsys):
     with Progress(3, enabled=False) as progress:
         progress.stage("λ=∞")
         progress.update(1, 0.0)
-        progress.fit_done()
+        progress.fit_done([5])
     assert progress.bar is None
     assert capsys.readouterr() == ("", "")
 
@@ -69,10 +69,10 @@ def test_into_a_file_it_writes_lines_not_redraws(monkeypatch):
         progress.set_total(4)
         progress.stage("radius 1/3")  # t = 1: within LINE_SECONDS of the last line
         progress.update(3, 1.0)
-        progress.fit_done()
+        progress.fit_done([5])
         progress.stage("radius 2/3")  # t = 2: skipped
         progress.stage("radius 3/3")  # t = 15: written, with the fits done
-        progress.fit_done()
+        progress.fit_done([5])
     written = log.getvalue()
     assert "\r" not in written and progress.bar is None
     assert written.splitlines() == ["ProDAG: data starts (order search), 0 s",

@@ -5,7 +5,8 @@ a fresh process (so its seconds include compiling, as a user's first fit does, a
 resident memory is its own). Peak memory is reported for the fit alone (``peak_rss_gb_fit``,
 and the most resident memory seen during each of its stages, ``stage_peak_gb``, sampled every
 0.2 s) and for the whole process, the scoring of ``DRAWS`` draws (a block at a time) included
-(``peak_rss_gb``).
+(``peak_rss_gb``). Each stage's epochs are recorded too (``stage_epochs``: the epochs each fit
+ran, and the member-epochs its batches computed, stopped members' slots included).
 
     PYTHONPATH=src python -m benchmarks.studies.scale --p 100 --n 100 --datasets 0 1 2
     PYTHONPATH=src python -m benchmarks.studies.scale --p 100 --datasets 0 1 2 \\
@@ -89,7 +90,7 @@ def one_fit(p: int, n: int, dataset: int, seed: int, options: dict,
             "support_size": None if support is None else int(support.sum()),
             "expected_extra": float(extra.mean()), "expected_missing": float(missing.mean()),
             "expected_reversed": float(reversed_.mean()),
-            "stages_s": estimator.fit_seconds_,
+            "stages_s": estimator.fit_seconds_, "stage_epochs": estimator.fit_epochs_,
             "lambda_path": _plain(estimator.lambda_path_),
             "component_lams": [float(lam) for lam in estimator.component_lams_],
             "mixture_weights": np.round(estimator.mixture_weights_, 6).tolist(),
@@ -208,6 +209,10 @@ def main(argv=None) -> None:
     for row in rows:
         print(f"dataset {row['dataset']} seed {row['seed']}, peak GB by stage: "
               + ", ".join(f"{stage} {peak}" for stage, peak in row["stage_peak_gb"].items()))
+        print(f"dataset {row['dataset']} seed {row['seed']}, epochs by stage (each fit's; "
+              "member-epochs computed): " + "; ".join(
+                  f"{stage}: {' '.join(map(str, epochs['per_fit']))}; {epochs['computed']}"
+                  for stage, epochs in row["stage_epochs"].items()))
     name = (f"scale_munin_n{args.n}" if args.munin else f"scale_p{args.p}_n{args.n}") + (
         f"_{args.tag}" if args.tag else "")
     out = RESULTS_DIR / f"{name}.json"

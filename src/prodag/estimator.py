@@ -122,6 +122,9 @@ class ProDAG(ParameterProtocol):
         what orients the edges: "sortability".
     fit_seconds_ : dict
         Seconds of each stage of the last ``fit`` (order search, each batch, pooling, ...).
+    fit_epochs_ : dict
+        For each stage of the last ``fit`` that fitted members: ``{"per_fit": [...],
+        "computed": int}``, the epochs each fit ran and the member-epochs its batches computed.
     refined_ : prodag.inference.refinement.Refined or None
         With ``refine_steps`` or ``sampler="smc"``: the draws, which are the posterior (``sample``
         takes them in a random order, with replacement beyond their number), and acceptance.
@@ -176,7 +179,7 @@ class ProDAG(ParameterProtocol):
         spec = prepare.resolve_spec(self, prepared)
         with Progress(None, self.progress) as progress:
             self._keep(run_fit(spec, prepared, progress))
-        self.fit_seconds_ = dict(progress.seconds)
+        self.fit_seconds_, self.fit_epochs_ = dict(progress.seconds), dict(progress.epochs)
         if not self.bootstrap:  # bagged chains differ by design: their spread is the data's
             chains.warn_disagreement(self.diagnostics_)
         return self

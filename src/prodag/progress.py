@@ -34,6 +34,10 @@ class Progress:
         self._last_line, self._started = None, time.monotonic()
         self.seconds: dict[str, float] = {}
         """Wall-clock seconds spent in each phase so far (``stage``'s ``phase``), in order."""
+        self.epochs: dict[str, dict] = {}
+        """The optimiser's epochs in each phase that fitted members: ``{"per_fit": [...],
+        "computed": int}``, the epochs each finished fit ran and the member-epochs its batches
+        computed (a stopped member's slot computes on until the batch shrinks)."""
         self._phase, self._phase_began = None, time.perf_counter()
         self.lines = enabled and not _is_terminal(self.stream)
         if enabled and not self.lines:
@@ -94,11 +98,19 @@ class Progress:
         if self.bar is not None:
             self.bar.set_postfix_str(f"epoch {epoch}, loss {objective:.4g}")
 
-    def fit_done(self, count: int = 1) -> None:
-        """``count`` more fits have finished."""
-        self.done += count
-        if self.bar is not None and count:
-            self.bar.update(count)
+    def fit_done(self, epochs: list[int]) -> None:
+        """More fits have finished, after ``epochs`` epochs each."""
+        self._phase_epochs()["per_fit"].extend(int(e) for e in epochs)
+        self.done += len(epochs)
+        if self.bar is not None and epochs:
+            self.bar.update(len(epochs))
+
+    def computed(self, member_epochs: int) -> None:
+        """A batch computed ``member_epochs`` more epochs over its members' slots."""
+        self._phase_epochs()["computed"] += int(member_epochs)
+
+    def _phase_epochs(self) -> dict:
+        return self.epochs.setdefault(self._phase, {"per_fit": [], "computed": 0})
 
     def _write(self, line: str) -> None:
         print(line, file=self.stream, flush=True)

@@ -225,7 +225,7 @@ class VariationalInference:
                         (epoch // COMPACT_EVERY + 1) * COMPACT_EVERY)
             if screen is not None and epoch < screen.after:  # the first screening on time
                 limit = min(limit, screen.after)
-            began = time.perf_counter()
+            began, before = time.perf_counter(), epoch
             state = self.kernels.run(state, batch, data, jnp.asarray(limit))
             still = np.asarray(running(state, opts.patience, jnp.asarray(opts.max_epochs)))
             epochs = np.asarray(state.epoch)
@@ -246,7 +246,8 @@ class VariationalInference:
                     finished[int(member_at[r])] = (
                         jax.tree.map(lambda x, r=r: x[r], params), history[r, :epochs[r]])
             if progress is not None:
-                progress.fit_done(len([r for r in newly if member_at[r] < n_members]))
+                progress.computed(len(member_at) * (int(epochs.max()) - before))
+                progress.fit_done([epochs[r] for r in newly if member_at[r] < n_members])
                 best = np.asarray(state.best)[still]
                 progress.update(epoch, float(np.min(best, initial=np.inf)))
             if not still.any():
