@@ -396,6 +396,23 @@ def test_too_many_draws_from_a_saved_posterior_are_refused(tmp_path, chain_fit):
     assert_one_line_error(result, f"--n-draws {10 ** 12}", "lower --n-draws")
 
 
+def test_draws_written_a_block_at_a_time_need_a_block_of_memory(monkeypatch):
+    """A default fit at p = 1000 keeps draws of its own, so its 1000 graphs (32 GB held at
+    once) are drawn 100 at a time on candidate parents, and pass where 8 GB are free; a
+    mixture's (``--refine-steps 0``) are refused."""
+    from prodag import resources
+    from prodag.cli.results import planned_drawing
+
+    monkeypatch.setattr(resources, "available_memory", lambda: 8 * 2 ** 30)
+    default = planned_drawing({"sem": "linear"}, 1000)
+    assert default == {"screened": True, "block": 100}
+    resources.check_draws(1000, 1000, **default)
+    mixture = planned_drawing({"sem": "linear", "refine_steps": 0}, 1000)
+    assert mixture["block"] is None
+    with pytest.raises(ValueError, match="--n-draws 1000 .*1000 x 1000.* needs about"):
+        resources.check_draws(1000, 1000, **mixture)
+
+
 def test_a_simulation_too_large_to_finish_is_refused_with_the_size_and_the_limit(tmp_path):
     from prodag.resources import LIMIT_SECONDS, simulation_seconds
 

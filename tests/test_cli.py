@@ -18,6 +18,7 @@ from prodag.cli.helpformat import PANELS
 from prodag.cli.options import parse_lam, parse_noise_variance
 from prodag.config import spec
 from prodag.cli.tables import print_edges, ranked_edges
+from prodag.io.samples_file import entries_of
 
 VARIABLES = ["a", "b", "c"]
 
@@ -250,7 +251,7 @@ def test_the_edge_table_falls_back_to_the_most_probable_edges_when_none_reaches_
     samples[:4, 0, 1] = 0.7
     samples[4:6, 2, 1] = -0.2
     probs = (samples != 0).mean(axis=0)
-    ranked = ranked_edges(probs, VARIABLES, samples)
+    ranked = ranked_edges(probs, VARIABLES, entries_of([samples]))
 
     print_edges(ranked, threshold=0.5, top=20)
     lines = capsys.readouterr().out.strip().splitlines()
@@ -262,7 +263,8 @@ def test_the_edge_table_falls_back_to_the_most_probable_edges_when_none_reaches_
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[0] == "1 edge(s) with posterior probability >= 0.3:" and len(lines) == 3
 
-    print_edges(ranked_edges(np.zeros((3, 3)), VARIABLES, np.zeros((5, 3, 3))), 0.5, 20)
+    nothing = entries_of([np.zeros((5, 3, 3))])
+    print_edges(ranked_edges(np.zeros((3, 3)), VARIABLES, nothing), 0.5, 20)
     assert "no sampled graph has any edge" in capsys.readouterr().out
 
 

@@ -14,6 +14,7 @@ from cli_support import assert_one_line_error, fitted, invoke  # noqa: F401 (fix
 from prodag import ProDAG, effects
 from prodag.cli.tables import ranked_edges
 from prodag.inputs import units
+from prodag.io.samples_file import entries_of
 
 NAMES = ["a", "b", "c"]
 SD = np.array([2.0, 0.5, 10.0])
@@ -52,10 +53,10 @@ def test_standardised_units_need_the_column_sds_and_a_known_name():
 def test_the_standardised_edge_table_is_the_same_with_a_column_in_grams():
     W = _draws()
     probs = np.mean(W != 0, axis=0)
-    table = ranked_edges(probs, NAMES, W, sd=SD)
-    grams = ranked_edges(probs, NAMES, _in_grams(W), sd=SD * TO_GRAMS)
+    table = ranked_edges(probs, NAMES, entries_of([W]), sd=SD)
+    grams = ranked_edges(probs, NAMES, entries_of([_in_grams(W)]), sd=SD * TO_GRAMS)
     pd.testing.assert_frame_equal(table, grams)
-    raw = ranked_edges(probs, NAMES, _in_grams(W))
+    raw = ranked_edges(probs, NAMES, entries_of([_in_grams(W)]))
     assert not np.allclose(raw["mean_weight"], table["mean_weight"])  # data units differ
 
 
@@ -137,8 +138,8 @@ def test_the_command_line_prints_standardised_units_after_standardize(fitted, tm
     est = ProDAG.load(out / "posterior.npz")
     with np.load(out / "samples.npz") as archive:
         samples = archive["samples"]
-    expected = ranked_edges(np.mean(samples != 0, axis=0), summary["variables"], samples,
-                            sd=est.scale_)
+    expected = ranked_edges(np.mean(samples != 0, axis=0), summary["variables"],
+                            entries_of([samples]), sd=est.scale_)
     assert summary["options"]["units"] == "standardized" and summary["edges"]
     for edge in summary["edges"]:
         row = expected[(expected.source == edge["source"]) & (expected.target == edge["target"])]

@@ -154,8 +154,9 @@ CSV_SECONDS = 1.0e-6
 CSV_BYTES = 20
 """Bytes of one float64 written into a CSV file, its separator included."""
 DRAW_COPIES = 4
-"""Arrays of the size of the ``n_draws × p × p`` graphs held while drawing them (the model
-weights, the projected graphs, the scaled copy, the compressed file's buffer)."""
+"""Arrays of the size of the ``n_draws × p × p`` graphs (or of a block of them) held while
+drawing them (the model weights, the projected graphs, the scaled copy, the compressed file's
+buffer)."""
 
 
 def simulation_seconds(p: int, n: int) -> float:
@@ -179,14 +180,18 @@ def check_simulation(p: int, n: int) -> float:
     return seconds
 
 
-def check_draws(n_draws: int, p: int) -> None:
+def check_draws(n_draws: int, p: int, screened: bool = False, block: int | None = None) -> None:
     """Refuse ``--n-draws`` graphs of ``p`` variables that need more memory than is available
     or an estimated time over ``LIMIT_SECONDS`` (each draw is projected as a training step's
-    sample is), naming the size and the limit."""
+    sample is, on candidate parents where ``screened``), naming the size and the limit.
+    ``block``: the draws held at once where they are drawn a block at a time (a fit with draws
+    of its own, ``ProDAG.sample_batches``); None: all of them at once (a mixture's)."""
     advice = "lower --n-draws (1000 draws give each edge probability to within ±0.03)."
-    check_memory(8 * DRAW_COPIES * n_draws * p * p,
-                 f"--n-draws {n_draws} ({n_draws} graphs of {p} x {p})", advice)
-    seconds = STEP_SECONDS * n_draws * float(p) ** STEP_EXPONENT
+    held = n_draws if block is None else min(n_draws, block)
+    check_memory(8 * DRAW_COPIES * held * p * p,
+                 f"--n-draws {n_draws} ({n_draws} graphs of {p} x {p}"
+                 + (")" if held == n_draws else f", {held} at a time)"), advice)
+    seconds = n_draws * draw_seconds(p, screened)
     if seconds > LIMIT_SECONDS:
         raise ValueError(f"--n-draws {n_draws}: drawing {n_draws} graphs of {p} x {p} would "
                          f"take {format_duration(seconds)} (a rough estimate), over the limit "

@@ -132,14 +132,14 @@ def demo(
         results = write_results(estimator, variables, folder, threshold=threshold,
                                 n_draws=o.N_DRAWS, truth=sachs.graph,
                                 truth_name="edges of the 18-edge consensus graph")
-        scores = {"ProDAG vs 18-edge graph": posterior_metrics(results["samples"], sachs.graph),
-                  "ProDAG vs 17-edge DAG": posterior_metrics(results["samples"],
-                                                             sachs.graph_dag),
+        entries = results["entries"]
+        scores = {"ProDAG vs 18-edge graph": posterior_metrics(entries.blocks(), sachs.graph),
+                  "ProDAG vs 17-edge DAG": posterior_metrics(entries.blocks(), sachs.graph_dag),
                   "paper, ProDAG (18-edge)": PAPER_SACHS_ROW}
         write_metrics(folder, scores, seconds=seconds, estimator=estimator,
                       interventions=interventions, conditions=conditions, sem=sem.value,
                       seed=seed)
-    ranked = ranked_edges(results["probabilities"], variables, results["samples"],
+    ranked = ranked_edges(results["probabilities"], variables, results["entries"],
                           truth=sachs.graph, sd=estimator.scale_)  # standardised columns
     print_edges(ranked, threshold, top=20, truth_name="18-edge consensus graph",
                 units="standardized")
@@ -147,7 +147,7 @@ def demo(
     echo_done(seconds, estimator, out, DEMO_FILES)
     typer.echo("\nPosterior metrics (lower Brier/E-SHD and higher E-F1/AUROC are better):\n")
     print_metrics_table({**scores, "empty graph vs 18-edge graph": posterior_metrics(
-        np.zeros((1, len(variables), len(variables))), sachs.graph)})
+        [np.zeros((1, len(variables), len(variables)))], sachs.graph)})
     typer.echo(f"\nThe empty graph (no edges) scores Brier and E-SHD "
                f"{int(sachs.graph.sum())}, the number of true edges ({int(sachs.graph_dag.sum())} "
                "against the DAG), "

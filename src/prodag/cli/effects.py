@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import numpy as np
+import pandas as pd
 import typer
 
 from prodag import effects as fx
@@ -19,8 +20,10 @@ from prodag.cli.errors import friendly_errors
 from prodag.cli.files import npz_names, require_file
 from prodag.cli.results import RESULT_FILES, write_json
 from prodag.cli.tables import UnitsOption
-from prodag.inputs.units import check_units, default_units, in_units, standardized
+from prodag.inputs.units import check_units, default_units, standardized
 from prodag.inputs.validation import DataError
+from prodag.io import samples_file
+from prodag.io.samples_file import holds_samples, read_entries, read_variables
 
 TABLE_FILE = "effects.csv"
 """The table of every ordered pair written into a results folder when no --out is given."""
@@ -74,33 +77,34 @@ def effects(
     if not 0 < level < 1:
         raise DataError(f"--level must be a probability in (0, 1), e.g. 0.9; got {level}.")
     folder, path = posterior_file(results)
-    saved = saved_graphs(folder, path, n_draws, seed)
+    saved = saved_samples(folder, path, n_draws, seed)
     if saved is None:
         from prodag import ProDAG
 
-        estimator, graphs = ProDAG.load(path), None
+        estimator, entries = ProDAG.load(path), None
         names, sd = list(estimator.columns_), fx.fitted_sd(estimator.posterior_)
     else:
-        estimator, (graphs, names), sd = None, saved, saved_sd(path)
+        estimator, (entries, names), sd = None, saved, saved_sd(path)
     shown = check_units(units.value if units else default_units(sd), sd, "--units")
     if cause is not None:
         cause, effect = as_variable(cause, names), as_variable(effect, names)
-        summary = pair_summary(estimator, graphs, cause, effect, names, level, n_draws, seed,
+        summary = pair_summary(estimator, entries, cause, effect, names, level, n_draws, seed,
                                (sd, shown))
         typer.echo(str(summary))
         if out is not None:
             write_json(out, summary.as_dict())
             typer.echo(f"Summary in {out}")
         return
-    draws, paths = (fx.draws_and_paths(estimator.posterior_, n_draws or 1000, seed)
-                    if graphs is None
-                    else (fx.linear_total_effects(graphs), fx.directed_paths(graphs)))
-    table = fx.effect_table(draws, paths, names, level, sd=sd, units=shown)
+    if entries is None:
+        draws, paths = fx.draws_and_paths(estimator.posterior_, n_draws or 1000, seed)
+        table = fx.effect_table(draws, paths, names, level, sd=sd, units=shown)
+        means, p_nonzero = draws.mean(axis=0), paths.mean(axis=0)
+    else:
+        table, means, p_nonzero = saved_table(entries, names, level, sd, shown)
     out = out if out is not None else (folder or results.parent) / TABLE_FILE
     table.to_csv(out, index=False)
-    means = draws.mean(axis=0) if sd is None else standardized(draws.mean(axis=0), sd)
-    figure = plot_effects(means, paths.mean(axis=0), names, min_probability,
-                          standardised=sd is not None)
+    figure = plot_effects(means if sd is None else standardized(means, sd), p_nonzero, names,
+                          min_probability, standardised=sd is not None)
     figure.savefig(out.with_suffix(".png"), dpi=150)
     print_table(table, min_probability, level, shown)
     typer.echo(f"\nAll {len(table)} ordered pairs in {out}; heatmap in "
@@ -150,37 +154,82 @@ def saved_sd(posterior: Path) -> np.ndarray | None:
         return np.asarray(archive["arrays/scale_"], dtype=float)
 
 
-def saved_graphs(folder, posterior: Path, n_draws, seed):
-    """``(graphs (n, p, p), variable names)``: the weighted DAGs of the folder's samples.npz
-    (data units) when they serve (a linear fit, no other draws asked for); else None."""
+def saved_samples(folder, posterior: Path, n_draws, seed):
+    """``(Entries, variable names)``: the weighted DAGs (data units) of the folder's
+    samples.npz, either layout (``prodag.io.samples_file``), when they serve (a linear fit, no
+    other draws asked for); else None."""
     if folder is None or n_draws is not None or seed is not None:
         return None
     model = saved_model(posterior)
     path = folder / RESULT_FILES["samples"]
     if model is None or model[0] != "linear" or not path.is_file() \
-            or not {"samples", "variables"} <= npz_names(path):
+            or not holds_samples(npz_names(path)):
         return None
-    with np.load(path, allow_pickle=False) as archive:
-        if [str(v) for v in archive["variables"]] != model[1]:
-            raise DataError(f"{path} and {RESULT_FILES['posterior']} name different "
-                            "variables; give the posterior.npz alone.")
-        return np.asarray(archive["samples"], dtype=float), model[1]
+    if read_variables(path) != model[1]:
+        raise DataError(f"{path} and {RESULT_FILES['posterior']} name different "
+                        "variables; give the posterior.npz alone.")
+    return read_entries(path), model[1]
 
 
-def pair_summary(estimator, graphs, cause, effect, names, level, n_draws, seed, units):
+def saved_effects(entries, causes: slice) -> tuple[np.ndarray, np.ndarray]:
+    """The total effects ``(n, c, p)`` (data units) of the ``c`` variables ``causes`` on every
+    variable in each graph of ``entries`` (``prodag.io.samples_file.Entries`` of a linear fit),
+    and whether that graph has a directed path ``(n, c, p)`` bool: ``(I − W)⁻¹`` a block of
+    draws at a time."""
+    effects, paths = [], []
+    for graphs in entries.blocks():
+        effects.append(fx.linear_total_effects(graphs)[:, causes])
+        paths.append(fx.directed_paths(graphs)[:, causes])
+    return np.concatenate(effects), np.concatenate(paths)
+
+
+def in_units_of(draws: np.ndarray, causes: slice, sd, units: str) -> np.ndarray:
+    """``draws (n, c, p)``, the effects of ``causes`` in data units, in ``units`` (as
+    ``prodag.inputs.units.in_units`` gives those rows)."""
+    return draws if units == "data" else draws * sd[causes, None] / sd[None, :]
+
+
+def saved_table(entries, names, level: float, sd, units: str):
+    """``(table, mean effects (p, p) in data units, P(effect != 0) (p, p))`` of the graphs
+    ``entries``: the table ``fx.effect_table`` makes of their effects, in ``units``. The
+    effects of a few causes are computed at a time, inverting every draw again for each (one
+    pass while ``(n, p, p)`` fits in ``samples_file.DENSE_BYTES``), so that no ``(n, p, p)``
+    array is held for graphs that large."""
+    n, p, _ = entries.shape
+    step = max(1, samples_file.DENSE_BYTES // (8 * n * p))
+    rows, means, p_nonzero = [], [], []
+    for start in range(0, p, step):
+        causes = slice(start, min(start + step, p))
+        draws, paths = saved_effects(entries, causes)
+        shown = in_units_of(draws, causes, sd, units)
+        rows += [fx.summarize(shown[:, i, k], paths[:, i, k], level, names[j], names[k],
+                              units).as_dict()
+                 for i, j in enumerate(range(causes.start, causes.stop))
+                 for k in range(p) if j != k]
+        means.append(draws.mean(axis=0))
+        p_nonzero.append(paths.mean(axis=0))
+    means = np.concatenate(means)
+    size = np.abs(means if sd is None else standardized(means, sd))[~np.eye(p, dtype=bool)]
+    order = np.argsort(-size, kind="stable")  # fx.effect_table's ranking
+    return (pd.DataFrame(rows).iloc[order].reset_index(drop=True), means,
+            np.concatenate(p_nonzero))
+
+
+def pair_summary(estimator, entries, cause, effect, names, level, n_draws, seed, units):
     """The ``EffectSummary`` of one pair in ``units = (column sds or None, units)``: from the
-    saved ``graphs`` when given, else drawn from ``estimator``."""
+    saved graphs ``entries`` when given (the cause's effects a block of draws at a time), else
+    drawn from ``estimator``."""
     sd, shown = units
-    if graphs is None:
+    if entries is None:
         return estimator.effect(cause, effect, n=n_draws or 1000, level=level, seed=seed,
                                 units=shown)
     j = fx.variable_index(cause, names, "--cause")
     k = fx.variable_index(effect, names, "--effect")
     if j == k:
         raise DataError(f"--cause and --effect are the same variable ({names[j]!r}).")
-    draws = in_units(fx.linear_total_effects(graphs), sd, shown)
-    return fx.summarize(draws[:, j, k], fx.directed_paths(graphs)[:, j, k], level,
-                        names[j], names[k], shown)
+    draws, paths = saved_effects(entries, slice(j, j + 1))
+    values = in_units_of(draws, slice(j, j + 1), sd, shown)[:, 0, k]
+    return fx.summarize(values, paths[:, 0, k], level, names[j], names[k], shown)
 
 
 def print_table(table, min_probability: float, level: float, units: str = "data") -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Optional
 
-import numpy as np
 import typer
 
 from prodag.cli import options as o
@@ -14,6 +13,7 @@ from prodag.cli.files import npz_names, read_graph, require_file
 from prodag.cli.results import RESULT_FILES, write_json
 from prodag.cli.tables import posterior_metrics, print_metrics_table
 from prodag.inputs.validation import DataError
+from prodag.io.samples_file import holds_samples, read_entries, read_variables
 
 
 @friendly_errors
@@ -38,18 +38,19 @@ def evaluate(
     Brier score, expected SHD, expected F1 (%) and AUROC (%); lower Brier/E-SHD and higher
     E-F1/AUROC are better.
     """
-    samples, variables = load_samples(posterior, n_draws=n_draws, seed=seed)
-    scores = posterior_metrics(samples, read_graph(truth, variables))
-    typer.echo(f"{len(samples)} posterior graphs over {len(variables)} variables vs {truth}:\n")
+    blocks, n_graphs, variables = posterior_blocks(posterior, n_draws=n_draws, seed=seed)
+    scores = posterior_metrics(blocks, read_graph(truth, variables))
+    typer.echo(f"{n_graphs} posterior graphs over {len(variables)} variables vs {truth}:\n")
     print_metrics_table({"posterior": scores})
     if json_out is not None:
         write_json(json_out, {"posterior": str(posterior), "truth": str(truth),
-                              "n_graphs": len(samples), **scores})
+                              "n_graphs": n_graphs, **scores})
 
 
-def load_samples(path: Path, *, n_draws: int, seed: int | None) -> tuple[np.ndarray, list[str]]:
-    """Posterior graphs ``(L, p, p)`` and variable names from a results folder (its
-    samples.npz), a samples.npz file, or a saved posterior: ``sample(n_draws, seed)`` of
+def posterior_blocks(path: Path, *, n_draws: int, seed: int | None):
+    """``(blocks, their number of graphs, variable names)``: the posterior graphs as blocks
+    ``(b, p, p)`` of a results folder (its samples.npz), a samples.npz file of either layout
+    (``prodag.io.samples_file``), or a saved posterior: ``sample_batches(n_draws, seed)`` of
     ``ProDAG.load``, whose default key (``seed=None``) is the one ``fit`` drew samples.npz
     with."""
     if path.is_dir():
@@ -58,15 +59,16 @@ def load_samples(path: Path, *, n_draws: int, seed: int | None) -> tuple[np.ndar
                             "results folder of 'prodag fit', a samples.npz or a posterior.npz.")
         path = path / RESULT_FILES["samples"]
     require_file(path)
-    names = npz_names(path)
-    if {"samples", "variables"} <= names:
-        with np.load(path, allow_pickle=False) as archive:
-            return np.asarray(archive["samples"]), [str(v) for v in archive["variables"]]
+    if holds_samples(npz_names(path)):
+        entries = read_entries(path)
+        return entries.blocks(), entries.shape[0], read_variables(path)
     from prodag import ProDAG
+    from prodag.inference.draws import PROJECT_BATCH
     from prodag.resources import check_draws
 
     estimator = ProDAG.load(path)
-    check_draws(n_draws, estimator.n_features_in_)
-    return np.asarray(estimator.sample(n_draws, seed=seed)), [str(v) for v in estimator.columns_]
-
-
+    check_draws(n_draws, estimator.n_features_in_,
+                screened=estimator.candidate_parents_ is not None,
+                block=None if estimator.refined_ is None else PROJECT_BATCH)
+    return (estimator.sample_batches(n_draws, seed=seed), n_draws,
+            [str(v) for v in estimator.columns_])

@@ -13,7 +13,8 @@ from prodag.cli.files import (log_transform, parse_sep, read_table, split_condit
                               split_interventions)
 from prodag.cli.folders import check_out, results_folder
 from prodag.cli.results import (RESULT_FILES, check_settings, echo_done, fit_posterior,
-                                lam_used, stage_seconds, write_json, write_results)
+                                lam_used, planned_drawing, stage_seconds, write_json,
+                                write_results)
 from prodag.cli.tables import UnitsOption, echo_chains, print_edges, ranked_edges
 from prodag.inputs.interventions import intervention_mask
 from prodag.inputs.units import check_units, column_sd
@@ -96,10 +97,12 @@ def fit(
 
     Writes into --out: edge_probabilities.csv (row = parent, column = child), samples.npz
     (arrays 'samples' of shape (n_draws, p, p), weighted DAGs with entry j, k the edge
-    j -> k, and 'variables'), posterior.npz (reload with prodag.ProDAG.load), heatmap.png,
-    graph.png, disagreeing_edges.csv (edges the independent chains disagree on, with each
-    chain's probability) and summary.json; then prints the most probable edges (weights in
-    standardised units after --standardize) and the l1 radius used.
+    j -> k, and 'variables'; where those graphs would take over 256 MiB, e.g. 1000 draws
+    from 184 variables on, their nonzero entries instead: 'draw', 'parent', 'child' and
+    'weight', in draw order, with 'shape' and 'variables'), posterior.npz (reload with
+    prodag.ProDAG.load), heatmap.png, graph.png, disagreeing_edges.csv (edges the independent
+    chains disagree on, with each chain's probability) and summary.json; then prints the most
+    probable edges (weights in standardised units after --standardize) and the l1 radius used.
     """
     check_out(out, FIT_FILES)
     shown_units = units.value if units else ("standardized" if standardize else "data")
@@ -125,7 +128,7 @@ def fit(
                 "forbid_within_tiers": forbid_within_tiers,
                 "intervention_kind": intervention_kind.value, "progress": progress}
     check_settings(frame, interventions=targets, conditions=labels, **settings)
-    check_draws(n_draws, len(variables))
+    check_draws(n_draws, len(variables), **planned_drawing(settings, len(variables)))
     model = {"mlp": "an MLP", "additive": "an additive"}.get(sem.value, "a linear")
     typer.echo(f"Fitting {model} ProDAG posterior to {data} ({len(frame)} rows, "
                f"{len(variables)} variables)...")
@@ -151,7 +154,7 @@ def write_summary(folder: Path, estimator, results: dict, *, data: Path, frame, 
     threshold = options["threshold"]
     knowledge = estimator.knowledge_
     sd = column_sd(estimator.scale_, estimator.spec_.standardize)
-    ranked = ranked_edges(results["probabilities"], variables, results["samples"],
+    ranked = ranked_edges(results["probabilities"], variables, results["entries"],
                           required=None if knowledge is None else knowledge.required_mask(),
                           sd=sd if options["units"] != "data" else None)
     summary = {

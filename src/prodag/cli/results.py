@@ -71,11 +71,9 @@ def announce(estimator, p: int, needed: int) -> None:
     """Print the memory of a fit of more than ``LARGE_P`` variables, and the time of one
     estimated (``prodag.resources.fit_seconds`` and ``refine_seconds``) to take over
     ``ANNOUNCED_SECONDS``, with the options that shorten it."""
-    from prodag.config.parameters import training_options
     from prodag.config.spec import resolve
     from prodag.fit.draws import REFINED_DRAWS
     from prodag.fit.plan import n_fits
-    from prodag.inputs.candidates import resolved_count
     from prodag.resources import (ANNOUNCED_SECONDS, TYPICAL_EPOCHS, fit_seconds, format_bytes,
                                   format_duration, refine_seconds)
 
@@ -86,8 +84,7 @@ def announce(estimator, p: int, needed: int) -> None:
     split = spec.split
     fits = n_fits(spec, split)
     n_samples = spec.optimiser.n_samples
-    screened = estimator.sem == "linear" and resolved_count(
-        training_options(estimator).candidate_parents, p) is not None
+    screened = on_candidates(estimator, p)
     fitting = fit_seconds(p, n_samples, fits, estimator.max_epochs,
                           spec.optimiser.steps_per_epoch, screened)
     refining = refine_seconds(p, REFINED_DRAWS, spec.refine_steps, screened)
@@ -108,6 +105,30 @@ def announce(estimator, p: int, needed: int) -> None:
                    "machine and on when each fit stops early). "
                    f"Shorter: {fewer_steps}{path}fewer --chains, --restarts, --n-samples or "
                    "--max-epochs. The progress bar shows each stage.")
+
+
+def on_candidates(estimator, p: int) -> bool:
+    """Whether a fit of ``estimator`` (not yet fitted) on ``p`` variables runs on candidate
+    parents (``prodag.inputs.candidates``)."""
+    from prodag.config.parameters import training_options
+    from prodag.inputs.candidates import resolved_count
+
+    return estimator.sem == "linear" and resolved_count(
+        training_options(estimator).candidate_parents, p) is not None
+
+
+def planned_drawing(settings: dict, p: int) -> dict:
+    """How the results' graphs of a fit of the command's ``settings`` on ``p`` variables will be
+    drawn, as ``prodag.resources.check_draws`` takes it: ``screened``, on candidate parents;
+    ``block``, ``PROJECT_BATCH`` draws at a time where the fit keeps draws of its own
+    (refinement or SMC), else None (a mixture's, all at once)."""
+    from prodag.config.spec import resolve
+    from prodag.inference.draws import PROJECT_BATCH
+
+    estimator, _ = _estimator(settings)
+    spec = resolve(estimator, None, p)
+    own = spec.sampler == "smc" or spec.refine_steps > 0
+    return {"screened": on_candidates(estimator, p), "block": PROJECT_BATCH if own else None}
 
 
 def fit_posterior(frame: pd.DataFrame, interventions=None, conditions=None, **settings):
@@ -135,23 +156,25 @@ def _estimator(settings: dict):
 def write_results(estimator, variables: list[str], out: Path, *, threshold: float,
                   n_draws: int, truth: np.ndarray | None = None,
                   truth_name: str = "true edges") -> dict:
-    """Write ``RESULT_FILES`` into ``out``; return the drawn ``samples`` and the edge
-    ``probabilities`` computed from them.
+    """Write ``RESULT_FILES`` into ``out``; return the edge ``probabilities`` ``(p, p)`` and the
+    nonzero ``entries`` of the drawn graphs (``prodag.io.samples_file.Entries``).
 
     ``samples.npz`` holds ``estimator.sample(n_draws)`` (the estimator's own sampling key),
-    exactly what ``prodag evaluate`` draws from the saved ``posterior.npz``.
+    exactly what ``prodag evaluate`` draws from the saved ``posterior.npz``; it is drawn and
+    written a block at a time (``sample_batches``; ``prodag.io.samples_file`` for its two
+    layouts), and the probabilities are counted from its entries, the same as
+    ``edge_probabilities`` of the whole array.
     """
     from prodag.evaluation import plotting
-    from prodag.evaluation.metrics import edge_probabilities
+    from prodag.io.samples_file import write_samples
 
     if len(variables) > LARGE_P:  # many large projections and pictures: say what runs
         typer.echo(f"Drawing {n_draws} graphs from the posterior and writing the results...")
-    samples = np.asarray(estimator.sample(n_draws))
-    probs = edge_probabilities(samples)
+    entries = write_samples(out / RESULT_FILES["samples"], estimator.sample_batches(n_draws),
+                            n_draws, variables)
+    probs = entries.edge_probabilities()
     pd.DataFrame(probs, index=variables, columns=variables).to_csv(
         out / RESULT_FILES["edge_probabilities"])
-    np.savez_compressed(out / RESULT_FILES["samples"], samples=samples,
-                        variables=np.array(variables))
     estimator.save(out / RESULT_FILES["posterior"])
     disagreeing = disagreement_table(estimator, probs, variables)
     disagreeing.to_csv(out / RESULT_FILES["disagreeing_edges"], index=False)
@@ -161,7 +184,7 @@ def write_results(estimator, variables: list[str], out: Path, *, threshold: floa
         out / RESULT_FILES["heatmap"], dpi=150)
     plotting.plot_graph(probs, threshold, variables, disagreeing=marked).savefig(
         out / RESULT_FILES["graph"], dpi=150)
-    return {"probabilities": probs, "samples": samples}
+    return {"probabilities": probs, "entries": entries}
 
 
 def disagreement_table(estimator, probs: np.ndarray, variables: list[str]) -> pd.DataFrame:

@@ -10,7 +10,7 @@ import pandas as pd
 import typer
 
 from prodag.evaluation.metrics import METRICS
-from prodag.inputs.units import UNITS, standardized
+from prodag.inputs.units import UNITS
 
 
 Units = Enum("Units", [(value, value) for value in UNITS], type=str)
@@ -24,22 +24,21 @@ FALLBACK_EDGES = 10
 """How many edges ``print_edges`` lists when none reaches the probability threshold."""
 
 
-def ranked_edges(probs: np.ndarray, variables: list[str], samples: np.ndarray,
+def ranked_edges(probs: np.ndarray, variables: list[str], entries,
                  truth: np.ndarray | None = None,
                  required: np.ndarray | None = None, sd=None) -> pd.DataFrame:
     """Every edge of some sample, most probable first, with the mean weight of the samples
-    that contain it: in data units, or given the columns' standard deviations ``sd (p,)`` in
-    standardised units (``prodag.inputs.units``). Given ``truth``, whether it is a true edge; given
-    ``required (p, p)``, whether the user required it."""
-    present = samples != 0
-    if sd is not None:
-        samples = standardized(samples, sd)
+    that contain it (``entries``: the samples' nonzero ``prodag.io.samples_file.Entries``): in
+    data units, or given the columns' standard deviations ``sd (p,)`` in standardised units
+    (``prodag.inputs.units``). Given ``truth``, whether it is a true edge; given ``required
+    (p, p)``, whether the user required it."""
+    sd = None if sd is None else np.asarray(sd, dtype=float)
     rows = []
-    for j, k in zip(*np.nonzero(probs > 0)):
-        weights = samples[:, j, k][present[:, j, k]]
+    for (j, k), weights in entries.edge_weights():
+        if sd is not None:  # each weight as standardized() gives it, in float64
+            weights = np.asarray(weights, dtype=float) * sd[j] / sd[k]
         row = {"source": variables[j], "target": variables[k],
-               "probability": float(probs[j, k]),
-               "mean_weight": float(weights.mean()) if weights.size else 0.0}
+               "probability": float(probs[j, k]), "mean_weight": float(weights.mean())}
         if truth is not None:
             row["true_edge"] = bool(truth[j, k])
         if required is not None:
@@ -84,11 +83,13 @@ def print_edges(table: pd.DataFrame, threshold: float, top: int,
                    + ("  (required)" if row.get("required") else ""))
 
 
-def posterior_metrics(samples: np.ndarray, truth: np.ndarray) -> dict[str, float]:
-    """Brier score, expected SHD, expected F1 and AUROC of posterior ``samples`` vs ``truth``."""
+def posterior_metrics(blocks, truth: np.ndarray) -> dict[str, float]:
+    """Brier score, expected SHD, expected F1 and AUROC vs ``truth`` of posterior samples given
+    as blocks ``(b, p, p)``, scored a block at a time (``metrics.evaluate_batches``)."""
     from prodag.evaluation import metrics
 
-    return {name: float(value) for name, value in metrics.evaluate(truth, samples).items()}
+    return {name: float(value)
+            for name, value in metrics.evaluate_batches(truth, blocks).items()}
 
 
 def format_metric(name: str, value: float) -> str:
