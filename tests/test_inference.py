@@ -335,3 +335,21 @@ def test_members_trailing_their_group_stop_where_the_screen_says(data, batch_eng
     assert expected != [len(h) for h in free]  # the screen stopped someone
     for k, fit in enumerate(screened):
         np.testing.assert_allclose(fit.history, free[k][:expected[k]], rtol=1e-4)
+
+
+def test_a_call_holds_as_many_members_as_their_draws_allow():
+    """On candidate parents a training step draws ``(L, p, K)`` slots, not ``(L, p, p)``: at
+    p = 1000 with K = 16 a λ path's 20 members share one call (so the screen compares them
+    all), where dense draws leave one member a call."""
+    from prodag.inference.engine import (MEMBER_MEMORY_BYTES, MEMORY_FACTOR, PARAMETER_COPIES,
+                                         VariationalInference, draw_size)
+
+    p, options = 1000, OptimiserOptions(n_samples=50)
+    start = Params(variational.init_at_prior({"W": (p, p)}, 0.0, 1.0, jnp.float32))
+    parents = tuple(tuple(range(16)) for _ in range(p))
+    screened = VariationalInference(LinearSEM(parents), None, options)
+    dense = VariationalInference(LinearSEM(), None, options)
+    assert draw_size(screened.model, p * p) == 16 * p and draw_size(dense.model, p * p) == p * p
+    assert screened.members_per_call(start) == MEMBER_MEMORY_BYTES // (
+        4 * (MEMORY_FACTOR * 50 * 16 * p + PARAMETER_COPIES * p * p)) >= 20
+    assert dense.members_per_call(start) == 1

@@ -44,9 +44,13 @@ SCORE_MEMBERS = 8
 SCORE_CHUNK = 10
 """Batches of draws per run of the compiled scoring program (``negative_elbos``)."""
 MEMBER_MEMORY_BYTES = 2 ** 31
-"""Memory one batched call may give its members' Monte Carlo draws (about ``MEMORY_FACTOR``
-arrays of ``L`` draws per member): more members run in several calls."""
+"""Memory one batched call may give its members (about ``MEMORY_FACTOR`` arrays of ``L``
+draws and ``PARAMETER_COPIES`` of the variational means per member): more members run in
+several calls."""
 MEMORY_FACTOR = 16
+PARAMETER_COPIES = 12
+"""Arrays of the size of a member's variational means it holds in a call: the means and
+scales, their gradients, Adam's two moments of each, the best epoch's."""
 
 
 class FitResult(NamedTuple):
@@ -196,10 +200,12 @@ class VariationalInference:
 
     def members_per_call(self, start: Params) -> int:
         """Members one call may hold: ``MEMBER_MEMORY_BYTES`` over ``MEMORY_FACTOR`` arrays of
-        ``n_samples`` draws of the member's parameters."""
-        leaf = jax.tree.leaves(start.q.loc)
-        per_member = (MEMORY_FACTOR * self.options.n_samples * leaf[0].dtype.itemsize
-                      * sum(x.size for x in leaf))
+        ``n_samples`` draws (``draw_size``) and ``PARAMETER_COPIES`` of the means."""
+        leaves = jax.tree.leaves(start.q.loc)
+        means = sum(x.size for x in leaves)
+        per_member = leaves[0].dtype.itemsize * (
+            MEMORY_FACTOR * self.options.n_samples * draw_size(self.model, means)
+            + PARAMETER_COPIES * means)
         return max(1, MEMBER_MEMORY_BYTES // per_member)
 
     def _fit_batch(self, starts, keys, members, data, progress, screen) -> list[FitResult]:
@@ -276,6 +282,16 @@ class VariationalInference:
         ``(p,)`` or ``(1,)`` (the start value when it is learned)."""
         members = self.members([lam], noise_variance, [0], [n_rows], _dtype(params))
         return self.fit_members([params], key[None], members, stack([data]), progress)[0]
+
+
+def draw_size(model: StructuralEquationModel, means: int) -> int:
+    """Numbers one Monte Carlo draw of a training step holds: on candidate parents (a linear
+    SEM's ``parents``, drawn on their slots) ``p · K``; else every one of the ``means``
+    variational means."""
+    parents = getattr(model, "parents", None)
+    if parents is None:
+        return means
+    return len(parents) * max(1, max(len(column) for column in parents))
 
 
 def member_layout(n_members: int):
