@@ -27,24 +27,23 @@ from it (``prodag.posterior.samples``); the others are pure functions of arrays.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from functools import cache
 
 import numpy as np
 import pandas as pd
 
+from prodag.effect_summaries import (LEVEL, EffectSummary, effect_rows,  # noqa: F401
+                                     effect_table, ranked_effects, summarize)
 from prodag.graph import directed_paths, longest_path  # noqa: F401  (part of this API)
 from prodag.inputs.checks import check_integer, check_positive
 from prodag.inputs.interventions import condition_offsets
-from prodag.inputs.units import check_units, column_sd, in_units, standardized
+from prodag.inputs.units import check_units, column_sd, in_units
 from prodag.posterior.fitted import FittedPosterior
 from prodag.streams import NUMPY_NOISE_STREAM
 from prodag.xla import exact_jit
 
 NOISE_ROWS = 64
 """Noise rows each posterior draw of a nonlinear SEM is simulated on (``total_effects``)."""
-LEVEL = 0.9
-"""Default probability of the credible interval."""
 CHUNK = 250
 """Posterior draws simulated at once (bounds the memory of an MLP's hidden units)."""
 
@@ -134,71 +133,6 @@ def shift_effects(model, weights: dict, noise: np.ndarray, scale: np.ndarray, ca
         effects[:, j, :] = (moved - base).mean(axis=1) * scale[None, :] / delta
         effects[:, j, j] = 0.0
     return effects
-
-
-@dataclass(frozen=True)
-class EffectSummary:
-    """The posterior of one total effect, in data units per unit of the cause, or with
-    ``units="standardized"`` in standard deviations of the effect per one of the cause."""
-
-    cause: str
-    effect: str
-    mean: float
-    sd: float
-    lower: float
-    upper: float
-    level: float
-    p_nonzero: float
-    """Share of draws with a directed path cause → effect."""
-    p_positive: float
-    n: int
-    mc_error: float
-    """Monte Carlo standard error of ``mean`` over the ``n`` draws (sd / √n)."""
-    units: str = "data"
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-    def __str__(self) -> str:
-        percent = f"{100 * self.level:g}%"
-        per = ("unit" if self.units == "data" else
-               f"standard deviation (standardised units: in sds of {self.effect})")
-        return (f"Total effect of {self.cause} on {self.effect} (change in {self.effect} per "
-                f"{per} of {self.cause} under do({self.cause}), {self.n} posterior draws):\n"
-                f"  mean {self.mean:.4g}  sd {self.sd:.4g}  {percent} interval "
-                f"[{self.lower:.4g}, {self.upper:.4g}]\n"
-                f"  P(effect != 0) = {self.p_nonzero:.3f} (share of draws with a directed "
-                f"path)   P(effect > 0) = {self.p_positive:.3f}")
-
-
-def summarize(values: np.ndarray, paths: np.ndarray, level: float = LEVEL, cause: str = "",
-              effect: str = "", units: str = "data") -> EffectSummary:
-    """``EffectSummary`` of the draws ``values (n,)`` of one effect (in ``units``) and
-    ``paths (n,)`` bool (a directed path in that draw); the interval is equal-tailed."""
-    values = np.asarray(values, dtype=float)
-    lower, upper = np.quantile(values, [(1 - level) / 2, (1 + level) / 2])
-    sd = float(values.std(ddof=1)) if values.size > 1 else 0.0
-    return EffectSummary(cause, effect, float(values.mean()), sd, float(lower), float(upper),
-                         float(level), float(np.mean(paths)), float(np.mean(values > 0)),
-                         int(values.size), float(sd / np.sqrt(values.size)), units)
-
-
-def effect_table(draws: np.ndarray, paths: np.ndarray, names, level: float = LEVEL,
-                 sd=None, units: str = "data") -> pd.DataFrame:
-    """One row per ordered pair (cause ≠ effect) of ``draws (n, p, p)`` (data units) and
-    ``paths (n, p, p)``: the columns of ``EffectSummary`` in ``units``. Given the columns'
-    standard deviations ``sd (p,)`` the rows are ranked by the standardised |mean| (the same
-    order in either units, and whatever the columns' units; ``prodag.inputs.units``), else by
-    |mean|."""
-    p = draws.shape[1]
-    shown = in_units(draws, sd, units)
-    rows = [summarize(shown[:, j, k], paths[:, j, k], level, names[j], names[k],
-                      units).as_dict() for j in range(p) for k in range(p) if j != k]
-    table = pd.DataFrame(rows)
-    means = draws.mean(axis=0) if sd is None else standardized(draws.mean(axis=0), sd)
-    size = [abs(means[j, k]) for j in range(p) for k in range(p) if j != k]
-    order = np.argsort(-np.asarray(size), kind="stable")
-    return table.iloc[order].reset_index(drop=True)
 
 
 # ---- a fitted posterior ------------------------------------------------------------------

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import numpy as np
-import pandas as pd
 import typer
 
 from prodag import effects as fx
@@ -183,12 +182,6 @@ def saved_effects(entries, causes: slice) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(effects), np.concatenate(paths)
 
 
-def in_units_of(draws: np.ndarray, causes: slice, sd, units: str) -> np.ndarray:
-    """``draws (n, c, p)``, the effects of ``causes`` in data units, in ``units`` (as
-    ``prodag.inputs.units.in_units`` gives those rows)."""
-    return draws if units == "data" else draws * sd[causes, None] / sd[None, :]
-
-
 def saved_table(entries, names, level: float, sd, units: str):
     """``(table, mean effects (p, p) in data units, P(effect != 0) (p, p))`` of the graphs
     ``entries``: the table ``fx.effect_table`` makes of their effects, in ``units``. The
@@ -199,20 +192,12 @@ def saved_table(entries, names, level: float, sd, units: str):
     step = max(1, samples_file.DENSE_BYTES // (8 * n * p))
     rows, means, p_nonzero = [], [], []
     for start in range(0, p, step):
-        causes = slice(start, min(start + step, p))
-        draws, paths = saved_effects(entries, causes)
-        shown = in_units_of(draws, causes, sd, units)
-        rows += [fx.summarize(shown[:, i, k], paths[:, i, k], level, names[j], names[k],
-                              units).as_dict()
-                 for i, j in enumerate(range(causes.start, causes.stop))
-                 for k in range(p) if j != k]
+        draws, paths = saved_effects(entries, slice(start, min(start + step, p)))
+        rows += fx.effect_rows(draws, paths, names, level, sd, units, first=start)
         means.append(draws.mean(axis=0))
         p_nonzero.append(paths.mean(axis=0))
     means = np.concatenate(means)
-    size = np.abs(means if sd is None else standardized(means, sd))[~np.eye(p, dtype=bool)]
-    order = np.argsort(-size, kind="stable")  # fx.effect_table's ranking
-    return (pd.DataFrame(rows).iloc[order].reset_index(drop=True), means,
-            np.concatenate(p_nonzero))
+    return fx.ranked_effects(rows, means, sd), means, np.concatenate(p_nonzero)
 
 
 def pair_summary(estimator, entries, cause, effect, names, level, n_draws, seed, units):
@@ -228,7 +213,7 @@ def pair_summary(estimator, entries, cause, effect, names, level, n_draws, seed,
     if j == k:
         raise DataError(f"--cause and --effect are the same variable ({names[j]!r}).")
     draws, paths = saved_effects(entries, slice(j, j + 1))
-    values = in_units_of(draws, slice(j, j + 1), sd, shown)[:, 0, k]
+    values = draws[:, 0, k] if shown == "data" else draws[:, 0, k] * sd[j] / sd[k]
     return fx.summarize(values, paths[:, 0, k], level, names[j], names[k], shown)
 
 
