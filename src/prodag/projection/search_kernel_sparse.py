@@ -6,8 +6,9 @@ The functions here visit each node's neighbours ``u`` (``squared[v, u]`` or ``sq
 may be nonzero) in the same order and skip the zeros, so they return the same orders bit for
 bit, at ``O(p · D)`` a sweep for ``D`` neighbours instead of ``O(p²)``: an insertion's change
 of backward mass is constant between the places of the moved node's neighbours, so only the
-first place of each run can be its first minimum. The greedy starts still scan every unplaced
-node (``O(p²)`` a start).
+first place of each run can be its first minimum. The greedy starts keep the unplaced nodes
+in a heap (``O(p · D log p)`` a start), and each start's neighbour lists are ranked by place
+in one pass over the order (``_rank_by_place``), not sorted node by node.
 
 A sample enters as two ``(p, D)`` arrays, never as a ``(p, p)`` matrix: ``outgoing[v, i] =
 squared[v, u]`` and ``incoming[v, i] = squared[u, v]`` for ``v``'s ``i``-th neighbour ``u``
@@ -22,7 +23,7 @@ import numpy as np
 
 from prodag.numba_jit import njit as _njit
 from prodag.numba_jit import numba
-from prodag.projection.search_kernel import move_node, place_least, repeats_an_earlier_start
+from prodag.projection.search_kernel import move_node, repeats_an_earlier_start
 
 
 def neighbour_lists(support: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -38,19 +39,67 @@ def neighbour_lists(support: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @_njit
+def _precedes(incoming, a, b):
+    """Whether node ``a`` comes before ``b`` in the greedy's choice: less ``incoming`` mass,
+    or as much and a lower index (``place_least``'s first minimum)."""
+    return incoming[a] < incoming[b] or (incoming[a] == incoming[b] and a < b)
+
+
+@_njit
+def _sift_up(heap, where, incoming, index):
+    """Move the node at ``heap[index]`` up the heap (nodes by ``_precedes``; ``where[v]``
+    the index of node ``v``) while it precedes its parent: after its mass fell."""
+    while index > 0:
+        parent = (index - 1) // 2
+        if not _precedes(incoming, heap[index], heap[parent]):
+            return
+        heap[index], heap[parent] = heap[parent], heap[index]
+        where[heap[index]], where[heap[parent]] = index, parent
+        index = parent
+
+
+@_njit
+def _sift_down(heap, where, incoming, index, size):
+    """Move the node at ``heap[index]`` down ``heap[:size]`` while a child precedes it."""
+    while True:
+        first = index
+        for child in (2 * index + 1, 2 * index + 2):
+            if child < size and _precedes(incoming, heap[child], heap[first]):
+                first = child
+        if first == index:
+            return
+        heap[index], heap[first] = heap[first], heap[index]
+        where[heap[index]], where[heap[first]] = index, first
+        index = first
+
+
+@_njit
 def _greedy_sparse(outgoing, incoming_mass, neighbours, degree, transposed, permutation):
-    """``_greedy`` over the neighbour lists."""
+    """``_greedy`` over the neighbour lists, the unplaced nodes in a binary heap: each place
+    takes the heap's first node, the same as ``place_least``'s scan (least mass, then lowest
+    index), and a neighbour whose mass falls moves up. ``O((p + p · D) log p)`` instead of
+    the scan's ``O(p²)``; the masses are the same sums in the same order."""
     p = outgoing.shape[0]
     incoming = np.zeros(p, outgoing.dtype)
     for v in range(p):
         for i in range(degree[v]):
             incoming[v] += outgoing[v, i] if transposed else incoming_mass[v, i]
-    placed = np.zeros(p, np.bool_)
+    heap = np.arange(p)
+    where = np.arange(p)
+    for index in range(p // 2 - 1, -1, -1):
+        _sift_down(heap, where, incoming, index, p)
     for place in range(p):
-        node = place_least(incoming, placed, permutation, place)
+        node = heap[0]
+        permutation[place] = node
+        size = p - 1 - place
+        heap[0] = heap[size]
+        where[heap[0]], where[node] = 0, -1
+        _sift_down(heap, where, incoming, 0, size)
         for i in range(degree[node]):
             v = neighbours[node, i]
             incoming[v] -= incoming_mass[node, i] if transposed else outgoing[node, i]
+            if where[v] >= 0:  # masses are squares: it never rises
+                _sift_up(heap, where, incoming, where[v])
 
 
 @_njit
@@ -62,6 +111,33 @@ def _net_outflow_sparse(outgoing, incoming, degree, permutation):
         for i in range(degree[v]):
             net[v] += incoming[v, i] - outgoing[v, i]
     permutation[:] = np.argsort(net, kind="mergesort")
+
+
+@_njit
+def reverse_index(neighbours, degree):
+    """``(p, D)`` int64: ``reverse[u, j]`` is the index of ``u`` in the list of its ``j``-th
+    neighbour (the lists are symmetric and increasing: a binary search), −1 in the padding."""
+    p, width = neighbours.shape
+    reverse = np.full((p, width), -1, np.int64)
+    for u in range(p):
+        for j in range(degree[u]):
+            v = neighbours[u, j]
+            reverse[u, j] = np.searchsorted(neighbours[v, :degree[v]], u)
+    return reverse
+
+
+@_njit
+def _rank_by_place(neighbours, degree, reverse, permutation, ranked, filled):
+    """``ranked[v]``: the indices of ``v``'s neighbours in the order of their places in
+    ``permutation``, what ``_by_place`` keeps, built in ``O(p · D)`` by visiting the places
+    in order (``_by_place``'s insertion sort would take ``O(D²)`` a node from another order)."""
+    filled[:] = 0
+    for place in range(permutation.shape[0]):
+        u = permutation[place]
+        for j in range(degree[u]):
+            v = neighbours[u, j]
+            ranked[v, filled[v]] = reverse[u, j]
+            filled[v] += 1
 
 
 @_njit
@@ -148,9 +224,10 @@ def _backward_mass_sparse(outgoing, neighbours, degree, permutation, positions, 
 
 
 @_njit
-def _search_one_sparse(outgoing, incoming, neighbours, degree, max_sweeps, rel_tol,
+def _search_one_sparse(outgoing, incoming, neighbours, degree, reverse, max_sweeps, rel_tol,
                        positions_out):
-    """``_search_one`` for one sample's ``outgoing`` and ``incoming`` masses ``(p, D)``."""
+    """``_search_one`` for one sample's ``outgoing`` and ``incoming`` masses ``(p, D)``
+    (``reverse``: ``reverse_index`` of the lists)."""
     p, width = outgoing.shape[0], neighbours.shape[1]
     difference = outgoing - incoming
     total = np.zeros(1, outgoing.dtype)  # summed in the dense kernel's order and dtype
@@ -168,13 +245,13 @@ def _search_one_sparse(outgoing, incoming, neighbours, degree, max_sweeps, rel_t
     positions = np.empty(p, np.int64)
     places = np.empty(width, np.int64)
     ranked = np.empty((p, width), np.int64)
+    filled = np.empty(p, np.int64)
     best_cost = np.inf
     for start in range(3):
         if repeats_an_earlier_start(starts, start):
             continue
         permutation = starts[start].copy()
-        for v in range(p):
-            ranked[v] = np.arange(width)
+        _rank_by_place(neighbours, degree, reverse, permutation, ranked, filled)
         _improve_sparse(difference, neighbours, degree, permutation, positions, max_sweeps,
                         threshold, ranked, places, values)
         cost = _backward_mass_sparse(outgoing, neighbours, degree, permutation, positions,
@@ -195,6 +272,7 @@ def _search_batch_on_slots(slots, outgoing_slot, incoming_slot, neighbours, degr
     batch, size = slots.shape
     p, width = outgoing_slot.shape
     positions = np.empty((batch, p), np.int32)
+    reverse = reverse_index(neighbours, degree)
     for sample in numba.prange(batch):
         outgoing = np.zeros((p, width), slots.dtype)
         incoming = np.zeros((p, width), slots.dtype)
@@ -204,8 +282,8 @@ def _search_batch_on_slots(slots, outgoing_slot, incoming_slot, neighbours, degr
                     outgoing[v, i] = slots[sample, outgoing_slot[v, i]]
                 if incoming_slot[v, i] < size:
                     incoming[v, i] = slots[sample, incoming_slot[v, i]]
-        _search_one_sparse(outgoing, incoming, neighbours, degree, max_sweeps, rel_tol,
-                           positions[sample])
+        _search_one_sparse(outgoing, incoming, neighbours, degree, reverse, max_sweeps,
+                           rel_tol, positions[sample])
     return positions
 
 
