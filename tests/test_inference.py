@@ -256,6 +256,7 @@ def test_stopped_members_leave_the_batch_and_each_fit_stays_its_own(data, batch_
     from prodag.inference import compacted_size
 
     assert [compacted_size(k, 8) for k in (1, 2, 3, 4, 5, 8)] == [1, 2, 4, 4, 8, 8]
+    assert [compacted_size(k, 12) for k in (3, 5, 8, 9, 12)] == [4, 8, 8, 12, 12]
     _, prepared = data
     noise = np.ones(3, np.float32)
     results = []

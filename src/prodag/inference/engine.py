@@ -10,10 +10,10 @@ split over them (``member_layout``). The host wakes up between runs of epochs to
 progress bar (``prodag.progress.Progress``): the first run is one epoch; after that each run
 is sized from the last one's seconds per epoch to take about ``SECONDS_PER_CALL``, at most
 ``epochs_per_call`` epochs, and no run goes past the next multiple of ``COMPACT_EVERY``
-epochs, the only epochs where the batch shrinks. The epoch limit is an argument of the
-compiled loop, so the sizes change nothing but when the host looks: a member's batches, and
-with them its numbers to the last bit (XLA may round a batch of another shape otherwise),
-do not depend on how long a run took.
+epochs or a screen's epoch, the only epochs where the batch shrinks. The epoch limit is an
+argument of the compiled loop, so the sizes change nothing but when the host looks: a
+member's batches, and with them its numbers to the last bit (XLA may round a batch of
+another shape otherwise), do not depend on how long a run took.
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ from prodag.streams import SCORE_STREAM
 
 SECONDS_PER_CALL = 1.0
 """Target seconds between two progress updates of a fit (see the module docstring)."""
-COMPACT_EVERY = 4
+COMPACT_EVERY = 2
 """Epochs between the points where stopped members may leave the batch (fixed epochs, so
-that the fit does not depend on the seconds a run took; about a second's worth on two CPU
-cores at p = 20)."""
+that the fit does not depend on the seconds a run took); a screen's epoch (``Screen.after``)
+is one too."""
 SCORE_MEMBERS = 8
 """Scored members are padded to a multiple of this (``VariationalInference.negative_elbos``)."""
 SCORE_CHUNK = 10
@@ -259,8 +259,9 @@ class VariationalInference:
             if not still.any():
                 break
             size = compacted_size(int(still.sum()), len(member_at))
+            at_screen = screen is not None and epoch == screen.after
             if (self.options.member_batch != 1 and not sharded and size < len(member_at)
-                    and epoch % COMPACT_EVERY == 0):
+                    and (epoch % COMPACT_EVERY == 0 or at_screen)):
                 # the running members (and stopped ones up to a power of two) move to a
                 # smaller batch: stopped members cost nothing more; the sizes recur, so
                 # their compilations are reused

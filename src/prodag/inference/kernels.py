@@ -210,10 +210,9 @@ def negative_elbos(loss, member_batch: int, params: Params, keys: jax.Array, mem
 
 def compacted_size(n_running: int, batch_size: int) -> int:
     """The size a batch of ``batch_size`` members with ``n_running`` still running shrinks to:
-    the smallest power of two that holds them, once that is at most half the batch (else the
-    batch stays as it is)."""
-    size = power_of_two(n_running)
-    return size if 2 * size <= batch_size else batch_size
+    the smallest power of two that holds them, once that is smaller than the batch (else the
+    batch stays as it is). The sizes recur, so their compiled programs are reused."""
+    return min(power_of_two(n_running), batch_size)
 
 
 def pad_members(tree: Any, padding: int) -> Any:
