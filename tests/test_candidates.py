@@ -296,6 +296,42 @@ def test_a_training_step_on_the_slots_draws_the_dense_steps_distribution():
     assert np.all(np.asarray(gradients[0])[~project.table.mask()] == 0)
 
 
+def test_lambda_max_drawn_on_the_slots_is_the_dense_draws_mean_l1_norm():
+    """``λ_max``'s draws (``draws.l1_norm_batch`` at λ = ∞) made on the candidate slots: the
+    mean ``‖W‖₁`` without the required edges is the dense draws' within Monte Carlo error,
+    and with near-zero spread both equal the masked means' norm."""
+    import jax
+    import jax.numpy as jnp
+
+    from prodag.inference import draws
+    from prodag.inference.kernels import Params
+    from prodag.models import variational
+    from prodag.models.linear import LinearSEM
+    from prodag.projection.api import make_projector
+
+    knowledge, _, _ = _screened_problem(p=12, seed=6)
+    project = make_projector("auto", 0.0, knowledge)
+    slots_model, dense_model = LinearSEM(knowledge.candidate_support()), LinearSEM()
+    required, support = knowledge.required_mask(), project.table.mask()
+    rng = np.random.default_rng(7)
+    loc = jnp.asarray(np.triu(rng.normal(scale=0.8, size=(12, 12)), 1) * support, jnp.float32)
+    norms = [jax.jit(lambda params, key, model=model: draws.l1_norm_batch(
+        model, project, params, key, jnp.float32(np.inf), jnp.asarray(required)))
+        for model in (slots_model, dense_model)]
+    for spread, tolerance in ((-1.0, None), (-12.0, 1e-3)):
+        params = Params(variational.VariationalParams(
+            {"W": loc}, {"W": jnp.full((12, 12), spread, jnp.float32)}))
+        found, expected = (np.concatenate([np.asarray(norm(params, jax.random.PRNGKey(
+            seed + b))) for b in range(10)]) for norm, seed in zip(norms, (0, 100)))
+        if tolerance is None:
+            error = np.hypot(found.std(), expected.std()) / np.sqrt(found.size)
+            assert abs(found.mean() - expected.mean()) < 4 * error
+        else:
+            exact = np.abs(np.where(required, 0.0, np.asarray(loc))).sum()
+            np.testing.assert_allclose([found.mean(), expected.mean()], exact, rtol=tolerance)
+    assert exact < np.abs(np.asarray(loc)).sum()  # the required edges were left out
+
+
 def test_refinement_on_the_slots_moves_draws_by_the_dense_targets_ratios():
     """The refinement's kernel on candidate slots against the dense one: equal log-target
     differences between two draws that agree off the support (the entries outside it never

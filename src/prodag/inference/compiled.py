@@ -70,6 +70,13 @@ def sampler(config: ModelConfig):
     return exact_jit(functools.partial(draws.draw_batch, config.model(), config.projector()))
 
 
+@functools.lru_cache(maxsize=CACHED)
+def l1_norms(config: ModelConfig):
+    """The compiled ``draws.l1_norm_batch`` of ``config`` (cached): ``norms(params, key, lam,
+    excluded)``, for ``draws.mean_l1_norm``."""
+    return exact_jit(functools.partial(draws.l1_norm_batch, config.model(), config.projector()))
+
+
 def jit_refinement(kernel: refinement.Kernel) -> refinement.Kernel:
     """``kernel`` compiled; its step loop with ``refinement.FULLY_OPTIMISED`` (read when
     compiled)."""

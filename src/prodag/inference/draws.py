@@ -34,6 +34,38 @@ def draw_batch(model: StructuralEquationModel, project: Projector, params: Param
     return model.draw(params.q, jax.random.split(key)[0], SAMPLE_BATCH_SIZE, project, lam)
 
 
+def l1_norm_batch(model: StructuralEquationModel, project: Projector, params: Params,
+                  key: jax.Array, lam: jax.Array, excluded: jax.Array | None) -> jax.Array:
+    """``‖W‖₁`` ``(SAMPLE_BATCH_SIZE,)`` of a batch of draws at radius ``lam``, the entries
+    ``excluded (p, p)`` (bool, or None: e.g. required edges) left out, drawn with the key
+    ``draw_batch`` draws with. On candidate parents the draws are made on the slots alone
+    (``LinearSEM.draw_slots``), so no ``(p, p)`` draw is made. Pure
+    (``prodag.inference.compiled.l1_norms`` compiles it)."""
+    key = jax.random.split(key)[0]
+    draw_slots = getattr(model, "draw_slots", None)
+    slots = (None if draw_slots is None
+             else draw_slots(params.q, key, SAMPLE_BATCH_SIZE, project, lam))
+    if slots is None:
+        _, slots = model.draw(params.q, key, SAMPLE_BATCH_SIZE, project, lam)
+    elif excluded is not None:
+        excluded = project.table.gather(excluded, True)
+    kept = jnp.abs(slots) if excluded is None else jnp.where(excluded, 0.0, jnp.abs(slots))
+    return jnp.sum(kept, axis=(1, 2))
+
+
+def mean_l1_norm(norm_batch: Callable, params: Params, key: jax.Array, n: int, lam: float,
+                 excluded: np.ndarray | None) -> float:
+    """The mean ``‖W‖₁`` of ``n`` draws at radius ``lam`` without the entries ``excluded``,
+    ``norm_batch(params, key, lam, excluded)`` the compiled ``l1_norm_batch``; batch ``b``
+    drawn with ``fold_in(key, b)``, as ``batches`` draws."""
+    dtype = jax.tree.leaves(params)[0].dtype
+    lam = jnp.asarray(lam, dtype)
+    excluded = None if excluded is None else jnp.asarray(excluded, bool)
+    norms = [np.asarray(norm_batch(params, jax.random.fold_in(key, b), lam, excluded))
+             for b in range(-(-n // SAMPLE_BATCH_SIZE))]
+    return float(np.mean(np.concatenate(norms)[:n]))
+
+
 def sample(draw: Callable, params: Params, key: jax.Array, n: int,
            lam: float) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """``n`` draws of the fit ``params`` at radius ``lam``: the weights (numpy pytree, leading

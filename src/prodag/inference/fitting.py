@@ -157,15 +157,11 @@ def fit_lambda_path(engine: VariationalInference, config: ModelConfig,
         return engine.expected_log_likelihood(result.params, key, val_data[chain], lam, noise)
 
     def lam_max_of(chain: int, result: FitResult, key: jax.Array) -> float:
-        """The mean ``‖W‖₁`` of the λ = ∞ fit's draws, counted batch by batch (required
-        weights lie outside the ℓ1 ball)."""
+        """The mean ``‖W‖₁`` of the λ = ∞ fit's draws (on the candidate slots where there
+        are candidates), without the required weights (they lie outside the ℓ1 ball)."""
         required = None if config.knowledge is None else config.knowledge.required_mask()
-        norms = []
-        for _, graphs in draws.batches(compiled.sampler(config), result.params, key,
-                                       radius_selection.N_DRAWS_FOR_LAM_MAX, math.inf):
-            norms.append(radius_selection.l1_norms(
-                graphs if required is None else np.where(required, 0.0, graphs)))
-        return float(np.mean(np.concatenate(norms)))
+        return draws.mean_l1_norm(compiled.l1_norms(config), result.params, key,
+                                  radius_selection.N_DRAWS_FOR_LAM_MAX, math.inf, required)
 
     return radius_selection.select_lambda(fit_members, lam_max_of, score, n_lambdas, criterion,
                                           keys, n_restarts, refit)

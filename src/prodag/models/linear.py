@@ -75,17 +75,26 @@ class LinearSEM:
         ``(L, p, K)``, projected there. That is the same distribution as the dense draw, whose
         other entries the projection zeroes; only the random numbers differ.
         """
-        on_parents = getattr(project, "on_parents", None)
-        if self.parents is None or on_parents is None:
+        w = self.draw_slots(q, key, n_samples, project, lam)
+        if w is None:
             weights, _ = self.draw(q, key, n_samples, project, lam)
             return self.log_likelihood(weights, data, noise_variance)
+        return gaussian_log_likelihood(rss_on_slots(w, data["gram"], project.table),
+                                       data["n_rows"], noise_variance)
+
+    def draw_slots(self, q: variational.VariationalParams, key: jax.Array, n_samples: int,
+                   project: Projector, lam: jax.Array) -> jax.Array | None:
+        """On candidate parents with a projection that takes slots: ``n_samples`` projected
+        draws on the slots alone, ``(L, p, K)`` (``project.table``'s layout, zero in the
+        padding); else None. The same distribution as ``draw``'s, other random numbers."""
+        on_parents = getattr(project, "on_parents", None)
+        if self.parents is None or on_parents is None:
+            return None
         table = project.table
         (weight_key,) = jax.random.split(key, 1)
         loc, scale = table.gather(q.loc["W"]), table.gather(variational.stddev(q)["W"])
         noise = jax.random.normal(weight_key, (n_samples, *loc.shape), loc.dtype)
-        w = on_parents(loc + scale * noise, lam)
-        return gaussian_log_likelihood(rss_on_slots(w, data["gram"], table), data["n_rows"],
-                                       noise_variance)
+        return on_parents(loc + scale * noise, lam)
 
     def prepare_data(self, X: jax.Array, observed: jax.Array | None = None) -> dict[str, Any]:
         """Sufficient statistics of ``X (n, p)``: the Gram matrix ``XᵀX (p, p)`` and ``n``.
