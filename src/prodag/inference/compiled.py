@@ -73,7 +73,7 @@ def sampler(config: ModelConfig):
 @functools.lru_cache(maxsize=CACHED)
 def l1_norms(config: ModelConfig):
     """The compiled ``draws.l1_norm_batch`` of ``config`` (cached): ``norms(params, key, lam,
-    excluded)``, for ``draws.mean_l1_norm``."""
+    excluded)``, for ``draws.l1_norm_mean``."""
     return exact_jit(functools.partial(draws.l1_norm_batch, config.model(), config.projector()))
 
 

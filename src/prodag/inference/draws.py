@@ -43,17 +43,17 @@ def l1_norm_batch(model: StructuralEquationModel, project: Projector, params: Pa
     (``prodag.inference.compiled.l1_norms`` compiles it)."""
     key = jax.random.split(key)[0]
     draw_slots = getattr(model, "draw_slots", None)
-    slots = (None if draw_slots is None
+    drawn = (None if draw_slots is None
              else draw_slots(params.q, key, SAMPLE_BATCH_SIZE, project, lam))
-    if slots is None:
-        _, slots = model.draw(params.q, key, SAMPLE_BATCH_SIZE, project, lam)
-    elif excluded is not None:
+    if drawn is None:  # (L, p, p) graphs
+        _, drawn = model.draw(params.q, key, SAMPLE_BATCH_SIZE, project, lam)
+    elif excluded is not None:  # (L, p, K) slots
         excluded = project.table.gather(excluded, True)
-    kept = jnp.abs(slots) if excluded is None else jnp.where(excluded, 0.0, jnp.abs(slots))
+    kept = jnp.abs(drawn) if excluded is None else jnp.where(excluded, 0.0, jnp.abs(drawn))
     return jnp.sum(kept, axis=(1, 2))
 
 
-def mean_l1_norm(norm_batch: Callable, params: Params, key: jax.Array, n: int, lam: float,
+def l1_norm_mean(norm_batch: Callable, params: Params, key: jax.Array, n: int, lam: float,
                  excluded: np.ndarray | None) -> float:
     """The mean ``‖W‖₁`` of ``n`` draws at radius ``lam`` without the entries ``excluded``,
     ``norm_batch(params, key, lam, excluded)`` the compiled ``l1_norm_batch``; batch ``b``

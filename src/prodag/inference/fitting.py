@@ -160,7 +160,7 @@ def fit_lambda_path(engine: VariationalInference, config: ModelConfig,
         """The mean ``‖W‖₁`` of the λ = ∞ fit's draws (on the candidate slots where there
         are candidates), without the required weights (they lie outside the ℓ1 ball)."""
         required = None if config.knowledge is None else config.knowledge.required_mask()
-        return draws.mean_l1_norm(compiled.l1_norms(config), result.params, key,
+        return draws.l1_norm_mean(compiled.l1_norms(config), result.params, key,
                                   radius_selection.N_DRAWS_FOR_LAM_MAX, math.inf, required)
 
     return radius_selection.select_lambda(fit_members, lam_max_of, score, n_lambdas, criterion,
