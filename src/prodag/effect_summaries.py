@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from prodag.inputs.units import check_units, standardized
+from prodag.inputs.units import in_units, standardized
 
 LEVEL = 0.9
 """Default probability of the credible interval."""
@@ -79,9 +79,7 @@ def effect_rows(draws: np.ndarray, paths: np.ndarray, names, level: float = LEVE
     effects ``draws (n, c, p)`` (data units) and ``paths (n, c, p)`` of the ``c`` causes
     ``first, first + 1, …`` (all of them when ``c = p``), in ``units``."""
     c, p = draws.shape[1:]
-    if check_units(units, sd) == "standardized":
-        sd = np.asarray(sd, dtype=float)
-        draws = draws * sd[first:first + c, None] / sd[None, :]
+    draws = in_units(draws, sd, units, slice(first, first + c))
     return [summarize(draws[:, i, k], paths[:, i, k], level, names[j], names[k], units).as_dict()
             for i, j in enumerate(range(first, first + c)) for k in range(p) if j != k]
 

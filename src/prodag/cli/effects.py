@@ -19,7 +19,7 @@ from prodag.cli.errors import friendly_errors
 from prodag.cli.files import npz_names, require_file
 from prodag.cli.results import RESULT_FILES, write_json
 from prodag.cli.tables import UnitsOption
-from prodag.inputs.units import check_units, default_units, standardized
+from prodag.inputs.units import check_units, default_units, in_units, standardized
 from prodag.inputs.validation import DataError
 from prodag.io import samples_file
 from prodag.io.samples_file import holds_samples, read_entries, read_variables
@@ -213,7 +213,7 @@ def pair_summary(estimator, entries, cause, effect, names, level, n_draws, seed,
     if j == k:
         raise DataError(f"--cause and --effect are the same variable ({names[j]!r}).")
     draws, paths = saved_effects(entries, slice(j, j + 1))
-    values = draws[:, 0, k] if shown == "data" else draws[:, 0, k] * sd[j] / sd[k]
+    values = in_units(draws, sd, shown, slice(j, j + 1))[:, 0, k]
     return fx.summarize(values, paths[:, 0, k], level, names[j], names[k], shown)
 
 

@@ -47,13 +47,17 @@ def check_units(units, sd, option: str = "units") -> str:
     return units
 
 
-def standardized(values: np.ndarray, sd: np.ndarray) -> np.ndarray:
-    """``values (..., p, p)`` in data units (``[..., j, k]``: j → k) in standardised units,
+def standardized(values: np.ndarray, sd: np.ndarray, causes: slice = slice(None)) -> np.ndarray:
+    """``values (..., c, p)`` in data units (``[..., i, k]``: the ``i``-th of the causes
+    ``causes``, every variable by default, → k) in standardised units,
     ``values_jk · sd_j / sd_k``."""
     sd = np.asarray(sd, dtype=float)
-    return np.asarray(values) * sd[:, None] / sd[None, :]
+    return np.asarray(values) * sd[causes, None] / sd[None, :]
 
 
-def in_units(values: np.ndarray, sd, units: str) -> np.ndarray:
-    """``values (..., p, p)`` given in data units, in ``units`` (checked by ``check_units``)."""
-    return standardized(values, sd) if check_units(units, sd) == "standardized" else values
+def in_units(values: np.ndarray, sd, units: str, causes: slice = slice(None)) -> np.ndarray:
+    """``values (..., c, p)`` of the causes ``causes`` given in data units, in ``units``
+    (checked by ``check_units``)."""
+    if check_units(units, sd) == "standardized":
+        return standardized(values, sd, causes)
+    return values
