@@ -12,7 +12,11 @@ ran, and the member-epochs its batches computed, stopped members' slots included
     PYTHONPATH=src python -m benchmarks.studies.scale --p 100 --datasets 0 1 2 \\
         --option candidate_parents=None --tag dense
     PYTHONPATH=src python -m benchmarks.studies.scale --munin --datasets 0
+    PYTHONPATH=src python -m benchmarks.studies.scale --p 200 --datasets 0 --method DAGMA
 
+``--method DAGMA`` fits DAGMA instead (``benchmarks.suite.peers.fit_dagma``: the suite's λ
+grid, chosen on the dataset's held-out rows; a point estimate, scored as one draw; needs
+``pip install torch==2.13.0 dagma``), with its seconds and peak memory measured the same way.
 ``--option name=value`` changes one estimator setting (``prodag.config.parameters.nest``
 names). Prints a row per fit, two seeds' largest edge-probability gap per dataset (with
 ``--seeds 0 1``) and the mean of each setting, and writes
@@ -37,6 +41,38 @@ METRICS = ("brier", "eshd", "ef1", "auroc")
 DRAWS = 1000
 
 
+def simulated(p, n: int, dataset: int):
+    """Dataset ``dataset``: ``simulate.dataset(p, 2p, n, seed=dataset)``, or for ``p =
+    "munin"`` the MUNIN1 graph's ``simulate.semi_synthetic``."""
+    import numpy as np
+
+    from prodag import datasets, simulate
+
+    return (simulate.dataset(p, 2 * p, n, seed=dataset) if p != "munin" else
+            simulate.semi_synthetic(np.asarray(datasets.load_munin1().graph), n,
+                                    sem="linear", noise="gaussian", seed=dataset))
+
+
+def dagma_fit(p, n: int, dataset: int) -> dict:
+    """DAGMA on dataset ``dataset`` (``simulated``), λ chosen on its held-out rows (run in a
+    fresh process): its seconds, peak memory and the four metrics of its one graph."""
+    from prodag import metrics
+
+    from ..suite.peers import fit_dagma
+
+    data = simulated(p, n, dataset)
+    began = time.perf_counter()
+    graph = fit_dagma(data.X, data.X_val)
+    seconds = time.perf_counter() - began
+    truth = data.adjacency != 0
+    edges = graph[0] != 0
+    scores = metrics.evaluate(data.adjacency, graph)
+    return {"method": "DAGMA", "dataset": dataset, "seed": None, "seconds": seconds,
+            "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20,
+            "edges": int(edges.sum()), "true_edges": int(truth.sum()),
+            **{k: float(scores[k]) for k in METRICS}}
+
+
 def one_fit(p: int, n: int, dataset: int, seed: int, options: dict,
             progress: bool = False) -> dict:
     """A default fit of dataset ``dataset`` (``simulate.dataset(p, 2p, n, seed=dataset)``, or
@@ -45,13 +81,11 @@ def one_fit(p: int, n: int, dataset: int, seed: int, options: dict,
     on stderr."""
     import numpy as np
 
-    from prodag import ProDAG, datasets, metrics, simulate
+    from prodag import ProDAG, metrics
     from prodag.config.parameters import nest
     from prodag.graph import is_dag
 
-    data = (simulate.dataset(p, 2 * p, n, seed=dataset) if p != "munin" else
-            simulate.semi_synthetic(np.asarray(datasets.load_munin1().graph), n,
-                                    sem="linear", noise="gaussian", seed=dataset))
+    data = simulated(p, n, dataset)
     trace = ResidentMemory()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -78,7 +112,7 @@ def one_fit(p: int, n: int, dataset: int, seed: int, options: dict,
             yield edges
     scores = metrics.evaluate_batches(data.adjacency, blocks())
     extra, missing, reversed_, dags = (np.concatenate(parts[k]) for k in parts)
-    return {"dataset": dataset, "seed": seed, "seconds": seconds,
+    return {"method": "ProDAG", "dataset": dataset, "seed": seed, "seconds": seconds,
             "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20,
             "peak_rss_gb_fit": peak_fit,
             "stage_peak_gb": trace.stage_peaks(estimator.fit_seconds_, began),
@@ -149,14 +183,15 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _child(queue, *args) -> None:
-    queue.put(one_fit(*args))
+def _child(queue, fit, *args) -> None:
+    queue.put(fit(*args))
 
 
-def in_fresh_process(*args) -> dict:
+def in_fresh_process(fit, *args) -> dict:
+    """``fit(*args)`` run in a fresh (spawned) process."""
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
-    process = context.Process(target=_child, args=(queue, *args))
+    process = context.Process(target=_child, args=(queue, fit, *args))
     process.start()
     row = queue.get()
     process.join()
@@ -174,15 +209,34 @@ def main(argv=None) -> None:
     parser.add_argument("--option", action="append", default=[],
                         help="an estimator setting, name=value (repeatable)")
     parser.add_argument("--tag", default="")
+    parser.add_argument("--method", choices=("ProDAG", "DAGMA"), default="ProDAG",
+                        help="DAGMA: the peer instead, λ chosen on held-out rows")
     parser.add_argument("--progress", action="store_true",
                         help="show each fit's stages on stderr (for the long fits)")
     args = parser.parse_args(argv)
     options = parse_options(args.option)
     graph = "munin" if args.munin else args.p
+    name = (f"scale_munin_n{args.n}" if args.munin else f"scale_p{args.p}_n{args.n}") + (
+        "_dagma" if args.method == "DAGMA" else "") + (f"_{args.tag}" if args.tag else "")
+    if args.method == "DAGMA":
+        rows = [in_fresh_process(dagma_fit, graph, args.n, dataset) for dataset in args.datasets]
+        for row in rows:
+            print(f"DAGMA p {graph} n {args.n} dataset {row['dataset']}: {row['seconds']:7.1f} s"
+                  f"  peak {row['peak_rss_gb']:.2f} GB  Brier {row['brier']:7.2f}  E-SHD "
+                  f"{row['eshd']:7.2f}  E-F1 {row['ef1']:5.1f}  AUROC {row['auroc']:5.1f}"
+                  f"  edges {row['edges']}/{row['true_edges']}  load {os.getloadavg()[0]:.2f}",
+                  flush=True)
+        mean = {k: statistics.mean(row[k] for row in rows) for k in (*METRICS, "seconds")}
+        print("mean: " + "  ".join(f"{k} {v:.2f}" for k, v in mean.items()))
+        (RESULTS_DIR / f"{name}.json").write_text(json.dumps(
+            {"p": graph, "n": args.n, "method": "DAGMA", "mean": mean, "rows": rows},
+            indent=1) + "\n")
+        return
     rows = []
     for dataset in args.datasets:
         for seed in args.seeds:
-            row = in_fresh_process(graph, args.n, dataset, seed, options, args.progress)
+            row = in_fresh_process(one_fit, graph, args.n, dataset, seed, options,
+                                   args.progress)
             rows.append(row)
             print(f"p {graph} n {args.n} dataset {dataset} seed {seed}: {row['seconds']:7.1f} s"
                   f"  peak {row['peak_rss_gb_fit']:.2f} GB (fit) {row['peak_rss_gb']:.2f} GB"
@@ -213,8 +267,6 @@ def main(argv=None) -> None:
               "member-epochs computed): " + "; ".join(
                   f"{stage}: {' '.join(map(str, epochs['per_fit']))}; {epochs['computed']}"
                   for stage, epochs in row["stage_epochs"].items()))
-    name = (f"scale_munin_n{args.n}" if args.munin else f"scale_p{args.p}_n{args.n}") + (
-        f"_{args.tag}" if args.tag else "")
     out = RESULTS_DIR / f"{name}.json"
     out.write_text(json.dumps({"p": graph, "n": args.n, "options": options, "mean": mean,
                                "rows": rows}, indent=1) + "\n")
