@@ -121,6 +121,48 @@ def test_no_draw_has_an_edge_outside_the_candidates_and_the_mask_round_trips(
     assert np.array_equal(ProDAG.load(path).sample(300, seed=0), draws)
 
 
+def test_edges_counted_on_the_slots_are_those_of_the_dense_draws(restricted_fit):
+    """The refined draws' edge probabilities counted on their slots
+    (``samples.stored_edge_probabilities``) equal those of the same draws made dense, entry
+    for entry; the pooling's counts of a component's draws made on the slots
+    (``pool.edge_counter``) agree with its dense draws' within Monte Carlo error."""
+    from types import SimpleNamespace
+
+    import jax
+    import jax.numpy as jnp
+
+    from prodag.fit import pool
+    from prodag.inference import compiled, draws, noise_variance_of
+    from prodag.posterior import negligible, samples
+
+    config, refined = restricted_fit.spec_.config, restricted_fit.refined_
+    table = compiled.slot_refinement_kernel(config).table
+    dense = refined._replace(weights_tilde={"W": table.dense(refined.weights_tilde["W"])})
+    n = len(refined.lams)
+    expected = sum(np.sum(graphs != 0, axis=0) for _, graphs in
+                   samples.stored_batches(config, dense, np.arange(n))) / n
+    found = samples.stored_edge_probabilities(config, refined)
+    assert np.array_equal(found, expected) and found.sum() > 0
+    assert samples.projection_kernel(config, refined).table is not None
+
+    lam = float(restricted_fit.component_lams_[0])
+    params = jax.tree.map(jnp.asarray, restricted_fit.components_[0])
+    noise = restricted_fit.posterior_.noise_variance
+    variances = np.asarray(noise_variance_of(params, jnp.asarray(noise)))
+    assert compiled.slot_sampler(config) is not None
+    m = 4000
+    on_slots = pool.edge_counter(config, [(lam, SimpleNamespace(params=params))], noise)(
+        0, jax.random.PRNGKey(1), m) / m
+    on_dense = draws.edge_counts(compiled.sampler(config), params, jax.random.PRNGKey(2), m, lam,
+                                 lambda w, g: negligible.without_negligible(
+                                     config.sem, w, g, variances, config.knowledge)[1]) / m
+    assert np.all(on_slots[~restricted_fit.candidate_parents_] == 0)
+    assert np.any((0 < on_slots) & (on_slots < 1)) and on_slots.max() == 1
+    mean = (on_slots + on_dense) / 2
+    error = np.sqrt(2 * mean * (1 - mean) / m)
+    assert np.all(np.abs(on_slots - on_dense) <= 5 * error + 1 / m)
+
+
 def test_a_saved_mask_with_a_self_loop_is_refused(restricted_fit, tmp_path):
     from prodag.io.model_file import ModelFileError
 

@@ -37,6 +37,39 @@ def test_the_implied_variances_are_those_of_the_inverse(p):
     np.testing.assert_allclose(negligible.implied_sd(dags, noise) ** 2, expected, rtol=1e-9)
 
 
+@pytest.mark.parametrize("p", [7, pytest.param(negligible.TOPOLOGICAL_FROM_P,
+                                         marks=pytest.mark.slow),
+                               pytest.param(80, marks=pytest.mark.slow)])
+def test_the_rule_on_slots_drops_what_the_dense_rule_drops_on_the_same_draws(p):
+    """Random DAGs on a random candidate table (``ParentTable``: 0-5 parents a variable,
+    weights on some slots only, the padding nonzero to be ignored): the implied standard
+    deviations and the negligible entries computed on the slots equal the dense rule's on the
+    same DAGs scattered to ``(S, p, p)``, a required edge kept by both. The slot kernel's
+    cases (from ``TOPOLOGICAL_FROM_P``) run with ``-m slow``, as the dense kernel's do."""
+    from prodag.projection.parents import ParentTable
+
+    rng = np.random.default_rng(p)
+    rank = rng.permutation(p)  # a random topological order
+    lists = tuple(tuple(sorted(int(j) for j in rng.choice(p, size=rng.integers(0, 6),
+                                                           replace=False) if j != k))
+                  for k in range(p))
+    table = ParentTable.from_lists(lists)
+    forward = rank[table.parents] < rank[:, None]
+    slots = rng.normal(scale=0.6, size=(6, *table.parents.shape))
+    slots *= (rng.random(slots.shape) < 0.7) & forward
+    slots[:, ~table.valid] = 5.0  # the padding is no edge
+    noise = rng.uniform(0.2, 3.0, size=(6, p))
+    dense = table.dense(np.where(table.valid, slots, 0.0))
+    np.testing.assert_allclose(negligible.implied_sd_on_slots(slots, table, noise),
+                               negligible.implied_sd(dense, noise), rtol=1e-12)
+    keep = np.zeros((p, p), bool)
+    keep[tuple(np.argwhere(table.mask())[0])] = True
+    found = negligible.negligible_on_slots(slots, table, noise, 0.5, keep)
+    expected = negligible.negligible(dense, noise, 0.5, keep)[:, table.parents, table.child]
+    assert np.array_equal(found, expected & table.valid)
+    assert found.any() and (~found & (slots != 0) & table.valid).any()
+
+
 def test_effect_sizes_are_weight_times_cause_sd_over_effect_noise_and_unit_free():
     sizes = negligible.effect_sizes(W[None], NOISE)[0]
     assert sizes[0, 1] == pytest.approx(2.0 * 1.0 / 2.0)

@@ -43,6 +43,29 @@ def scored_data(fit_plan: FitPlan, chain: int):
     return (fit_plan.rows[chain].refit or fit_plan.rows[chain].path).data
 
 
+def edge_counter(config, fits: list, noise: np.ndarray):
+    """``count(k, key, m)``: the edges ``(p, p)`` of ``m`` draws of ``fits[k]`` (a ``(lam,
+    fit)`` pair), negligible entries dropped as the fitted estimator drops them. On candidate
+    parents the draws are made and counted on the slots (``compiled.slot_sampler``,
+    ``negligible.negligible_on_slots``): no ``(m, p, p)`` draw is made."""
+    draw_slots = compiled.slot_sampler(config)
+    draw = compiled.sampler(config) if draw_slots is None else None
+    table = None if draw_slots is None else config.projector().table
+
+    def count(k, sample_key, m):
+        lam, fit = fits[k]
+        variances = np.asarray(noise_variance_of(fit.params, jnp.asarray(noise)))
+        if draw_slots is None:
+            return draws.edge_counts(draw, fit.params, sample_key, m, lam, lambda w, g: (
+                negligible.without_negligible(config.sem, w, g, variances,
+                                              config.knowledge)[1]))
+        on_slots = draws.slot_edge_counts(draw_slots, fit.params, sample_key, m, lam, lambda w: (
+            negligible.without_negligible_on_slots(config.sem, w, table, variances,
+                                                   config.knowledge)))
+        return table.dense(np.asarray(on_slots)[None])[0]
+    return count
+
+
 def pool(fit_plan: FitPlan, runs: list, prepared: Prepared, key) -> PooledMixture:
     """Pool the chains' fits: every contender re-scored with common random numbers and
     weighted by its evidence (``prodag.posterior.mixture``); the chains compared
@@ -66,14 +89,7 @@ def pool(fit_plan: FitPlan, runs: list, prepared: Prepared, key) -> PooledMixtur
                          "or standardize=True).")
     kept, weights = (mixture.bagged_components(objectives, chain_of, n) if fit_plan.bagged
                      else mixture.kept_components(objectives, n))
-    draw = compiled.sampler(fit_plan.config)
-
-    def count(k, sample_key, m):  # as the fitted estimator draws: negligible entries dropped
-        lam, fit = fits[k]
-        noise = np.asarray(noise_variance_of(fit.params, jnp.asarray(prepared.noise)))
-        return draws.edge_counts(draw, fit.params, sample_key, m, lam, lambda w, g: (
-            negligible.without_negligible(fit_plan.config.sem, w, g, noise,
-                                          fit_plan.config.knowledge)[1]))
+    count = edge_counter(fit_plan.config, fits, prepared.noise)
 
     probabilities = chains.chain_probabilities(count, objectives, chain_of, len(runs), n,
                                                score_key)

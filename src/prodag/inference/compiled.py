@@ -71,6 +71,18 @@ def sampler(config: ModelConfig):
 
 
 @functools.lru_cache(maxsize=CACHED)
+def slot_sampler(config: ModelConfig):
+    """The compiled ``draws.slot_draw_batch`` of ``config`` (cached): ``draw_slots(params, key,
+    lam)``, for ``draws.slot_edge_counts``; None where draws are not made on slots (no
+    candidate parents, or a model or projection without them)."""
+    model, project = config.model(), config.projector()
+    if (getattr(model, "parents", None) is None or not hasattr(model, "draw_slots")
+            or getattr(project, "on_parents", None) is None):
+        return None
+    return exact_jit(functools.partial(draws.slot_draw_batch, model, project))
+
+
+@functools.lru_cache(maxsize=CACHED)
 def l1_norms(config: ModelConfig):
     """The compiled ``draws.l1_norm_batch`` of ``config`` (cached): ``norms(params, key, lam,
     excluded)``, for ``draws.l1_norm_mean``."""

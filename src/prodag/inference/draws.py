@@ -34,6 +34,15 @@ def draw_batch(model: StructuralEquationModel, project: Projector, params: Param
     return model.draw(params.q, jax.random.split(key)[0], SAMPLE_BATCH_SIZE, project, lam)
 
 
+def slot_draw_batch(model: StructuralEquationModel, project: Projector, params: Params,
+                    key: jax.Array, lam: jax.Array) -> jax.Array:
+    """``SAMPLE_BATCH_SIZE`` projected draws on the candidate parents' slots alone, ``(L, p,
+    K)`` (``LinearSEM.draw_slots``; zero in the padding), drawn with the key ``draw_batch``
+    draws with: the distribution of ``draw_batch``'s graphs, other random numbers. Pure
+    (``prodag.inference.compiled.slot_sampler`` compiles it)."""
+    return model.draw_slots(params.q, jax.random.split(key)[0], SAMPLE_BATCH_SIZE, project, lam)
+
+
 def l1_norm_batch(model: StructuralEquationModel, project: Projector, params: Params,
                   key: jax.Array, lam: jax.Array, excluded: jax.Array | None) -> jax.Array:
     """``‖W‖₁`` ``(SAMPLE_BATCH_SIZE,)`` of a batch of draws at radius ``lam``, the entries
@@ -95,6 +104,21 @@ def edge_counts(draw: Callable, params: Params, key: jax.Array, n: int, lam: flo
     count (e.g. without negligible entries)."""
     return sum(np.sum(keep(weights, graphs) != 0, axis=0)
                for weights, graphs in batches(draw, params, key, n, lam))
+
+
+def slot_edge_counts(draw_slots: Callable, params: Params, key: jax.Array, n: int,
+                     lam: float, keep: Callable) -> np.ndarray:
+    """``edge_counts`` of ``n`` draws made on the slots, ``(p, K)``: ``draw_slots(params, key,
+    lam)`` is the compiled ``slot_draw_batch``, batch ``b`` drawn with ``fold_in(key, b)``;
+    ``keep(slots)`` gives a batch's slots ``(b, p, K)`` as they count."""
+    dtype = jax.tree.leaves(params)[0].dtype
+    lam = jnp.asarray(lam, dtype)
+    counts = 0
+    for b in range(-(-n // SAMPLE_BATCH_SIZE)):
+        take = min(SAMPLE_BATCH_SIZE, n - b * SAMPLE_BATCH_SIZE)
+        slots = np.asarray(draw_slots(params, jax.random.fold_in(key, b), lam))[:take]
+        counts = counts + np.sum(keep(slots) != 0, axis=0)
+    return counts
 
 
 def concatenate_draws(batches: list, n: int) -> tuple[dict[str, np.ndarray], np.ndarray]:

@@ -19,7 +19,7 @@ from prodag.inference import draws as fit_draws
 from prodag.inputs.checks import check_integer, check_seed
 from prodag.posterior import mixture
 from prodag.posterior.fitted import FittedPosterior
-from prodag.posterior.negligible import without_negligible
+from prodag.posterior.negligible import without_negligible, without_negligible_on_slots
 from prodag.streams import SAMPLE_STREAM
 
 
@@ -76,10 +76,23 @@ def stored_batches(config, draws, picked: np.ndarray):
 
 def stored_edge_probabilities(config, draws) -> np.ndarray:
     """``P(edge)`` ``(p, p)`` over the fit's own draws ``draws`` as ``stored_draws`` gives
-    them, counted a block at a time (``stored_batches``)."""
+    them, counted a block at a time (``stored_batches``; on their slots where they are kept
+    there, ``negligible.negligible_on_slots``)."""
     n = len(draws.lams)
-    return sum(np.sum(graphs != 0, axis=0)
-               for _, graphs in stored_batches(config, draws, np.arange(n))) / n
+    kernel = projection_kernel(config, draws)
+    if kernel.table is None:
+        return sum(np.sum(graphs != 0, axis=0)
+                   for _, graphs in stored_batches(config, draws, np.arange(n))) / n
+    counts = 0  # on the slots: the same entries dropped, no (n, p, p) block made
+    for start in range(0, n, fit_draws.PROJECT_BATCH):
+        picked = np.arange(start, min(n, start + fit_draws.PROJECT_BATCH))
+        _, slots = fit_draws.project_in_batches(
+            kernel, {name: value[picked] for name, value in draws.weights_tilde.items()},
+            draws.lams[picked])
+        kept = without_negligible_on_slots(config.sem, np.asarray(slots), kernel.table,
+                                           draws.noise[picked], config.knowledge)
+        counts = counts + np.sum(kept != 0, axis=0)
+    return kernel.table.dense(np.asarray(counts)[None])[0] / n
 
 
 def draw(fitted: FittedPosterior, n: int, seed=None) -> tuple[dict, np.ndarray]:
