@@ -62,12 +62,45 @@ def test_the_rule_on_slots_drops_what_the_dense_rule_drops_on_the_same_draws(p):
     dense = table.dense(np.where(table.valid, slots, 0.0))
     np.testing.assert_allclose(negligible.implied_sd_on_slots(slots, table, noise),
                                negligible.implied_sd(dense, noise), rtol=1e-12)
-    keep = np.zeros((p, p), bool)
-    keep[tuple(np.argwhere(table.mask())[0])] = True
+    flagged = negligible.negligible_on_slots(slots, table, noise, 0.5)
+    keep = np.zeros((p, p), bool)  # a required edge the rule would drop in some draw
+    keep[table.parents[np.nonzero(flagged.any(axis=0))][0],
+         np.nonzero(flagged.any(axis=0))[0][0]] = True
     found = negligible.negligible_on_slots(slots, table, noise, 0.5, keep)
     expected = negligible.negligible(dense, noise, 0.5, keep)[:, table.parents, table.child]
     assert np.array_equal(found, expected & table.valid)
-    assert found.any() and (~found & (slots != 0) & table.valid).any()
+    assert found.sum() == flagged.sum() - flagged[:, table.on_slots(keep)].sum() > 0
+    assert (~found & (slots != 0) & table.valid).any()
+
+
+def test_the_slot_kernel_runs_uncompiled_on_small_tables(monkeypatch):
+    """The slot kernel's own logic (its children lists, its topological order, NaN for a
+    cycle) at p = 7, run as plain Python so that the default suite compiles nothing: the
+    variances of the dense inverse on a DAG, and NaN for exactly the variables a cycle leaves
+    unplaced (those on the cycle and below it)."""
+    from prodag.projection.parents import ParentTable
+
+    def uncompiled(W, parents, valid, first_child, child_of, slot_of, noise):
+        variance = np.empty(W.shape[:-1])
+        for s in range(len(W)):
+            negligible._slot_variance_one.py_func(W[s], parents, valid, first_child, child_of,
+                                                  slot_of, noise[s], variance[s])
+        return variance
+
+    monkeypatch.setattr(negligible, "TOPOLOGICAL_FROM_P", 0)
+    monkeypatch.setattr(negligible, "_slot_variance", uncompiled)
+    table = ParentTable.from_lists(((1, 3), (0, 2), (1, 6), (0,), (3, 5), (4,), (2,)))
+    rng = np.random.default_rng(3)
+    slots = np.where(table.valid, rng.normal(size=(1, *table.parents.shape)), 0.0)
+    slots[0, 0], slots[0, 1, 1], slots[0, 2, 1] = 0.0, 0.0, 0.0  # 0 → 1 → 2, 0 → 3 → 4 ↔ 5
+    slots[0, 6] = 0.0
+    noise = rng.uniform(0.5, 2.0, size=(1, 7))
+    dag = slots.copy()
+    dag[0, 5] = 0.0  # without 4 → 5: a DAG
+    np.testing.assert_allclose(negligible.implied_sd_on_slots(dag, table, noise),
+                               negligible.implied_sd(table.dense(dag), noise), rtol=1e-12)
+    cyclic = negligible.implied_sd_on_slots(slots, table, noise)[0]
+    assert np.array_equal(np.isnan(cyclic), [False, False, False, False, True, True, False])
 
 
 def test_effect_sizes_are_weight_times_cause_sd_over_effect_noise_and_unit_free():

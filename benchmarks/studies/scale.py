@@ -214,6 +214,9 @@ def main(argv=None) -> None:
     parser.add_argument("--progress", action="store_true",
                         help="show each fit's stages on stderr (for the long fits)")
     args = parser.parse_args(argv)
+    if args.method == "DAGMA" and (args.option or args.progress or args.seeds != [0]):
+        parser.error("--method DAGMA takes no --option, --progress or --seeds: its fit is "
+                     "deterministic, with the suite's settings (benchmarks.suite.peers)")
     options = parse_options(args.option)
     graph = "munin" if args.munin else args.p
     name = (f"scale_munin_n{args.n}" if args.munin else f"scale_p{args.p}_n{args.n}") + (

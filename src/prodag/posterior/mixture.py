@@ -96,7 +96,8 @@ def mixture_edge_probabilities(count, components: list, weights: np.ndarray, key
                                n: int) -> np.ndarray:
     """``P(edge)`` ``(p, p)`` over the ``n`` draws ``sample_mixture`` makes with the same
     ``key``, from their counts alone: ``count(component, key, m)`` counts the edges ``(p, p)``
-    of the ``m`` draws ``sample(component, key, m)`` makes (so no ``(n, p, p)`` array is
-    held)."""
+    of ``m`` draws of the component (those ``sample(component, key, m)`` makes, or draws of the
+    same distribution made on the candidate slots: ``prodag.fit.pool.edge_counter``), so no
+    ``(n, p, p)`` array is held."""
     return sum(count(component, part_key, m) for component, part_key, m, _ in
                component_draws(components, weights, key, n)) / n

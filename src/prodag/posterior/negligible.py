@@ -24,10 +24,14 @@ On candidate parents the rule also runs on draws kept on their slots (``negligib
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from prodag.numba_jit import njit, numba
-from prodag.projection.parents import ParentTable
+
+if TYPE_CHECKING:
+    from prodag.projection.parents import ParentTable
 
 EFFECT_SIZE = 0.2
 """Entries with ``|w_jk| · sd(x_j) / σ_k`` at most this are not edges (module docstring)."""
@@ -154,7 +158,6 @@ def without_negligible(sem: str, weights: dict, graphs: np.ndarray, noise_varian
             np.where(small, 0, graphs).astype(graphs.dtype))
 
 
-
 @njit
 def _slot_variance_one(W, parents, valid, first_child, child_of, slot_of, noise, variance):
     """``var(x)`` ``(p,)`` of one DAG on slots ``W (p, K)`` (``W[k, s]``: the edge
@@ -225,7 +228,8 @@ def implied_sd_on_slots(W: np.ndarray, table: ParentTable,
     width = table.parents.shape[1]
     parent_of = table.parents.reshape(-1)[flat]
     by_parent = flat[np.argsort(parent_of, kind="stable")]
-    first_child = np.searchsorted(np.sort(parent_of), np.arange(W.shape[1] + 1))
+    first_child = np.concatenate([[0], np.cumsum(np.bincount(parent_of,
+                                                             minlength=W.shape[1]))])
     return np.sqrt(_slot_variance(W, np.ascontiguousarray(table.parents),
                                   np.ascontiguousarray(table.valid), first_child,
                                   by_parent // width, by_parent % width, noise))

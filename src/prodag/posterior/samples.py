@@ -47,13 +47,19 @@ def stored_draws(config, draws, picked: np.ndarray | None = None) -> tuple[dict,
     units."""
     picked = np.arange(len(draws.lams)) if picked is None else picked
     kernel = projection_kernel(config, draws)
-    weights, graphs = fit_draws.project_in_batches(
-        kernel, {name: value[picked] for name, value in draws.weights_tilde.items()},
-        draws.lams[picked])
+    weights, graphs = projected(kernel, draws, picked)
     if kernel.table is not None:  # slots (n, p, K) as the (n, p, p) matrices they stand for
         weights, graphs = {"W": kernel.table.dense(weights["W"])}, kernel.table.dense(graphs)
     return without_negligible(config.sem, weights, graphs, draws.noise[picked],
                               config.knowledge)
+
+
+def projected(kernel, draws, picked: np.ndarray) -> tuple[dict, np.ndarray]:
+    """The stored draws at the indices ``picked`` projected at their radii by ``kernel``
+    (``projection_kernel``): weights and graphs, ``(n, p, p)``, or ``(n, p, K)`` on slots."""
+    return fit_draws.project_in_batches(
+        kernel, {name: value[picked] for name, value in draws.weights_tilde.items()},
+        draws.lams[picked])
 
 
 def projection_kernel(config, draws) -> refinement.Kernel:
@@ -86,9 +92,7 @@ def stored_edge_probabilities(config, draws) -> np.ndarray:
     counts = 0  # on the slots: the same entries dropped, no (n, p, p) block made
     for start in range(0, n, fit_draws.PROJECT_BATCH):
         picked = np.arange(start, min(n, start + fit_draws.PROJECT_BATCH))
-        _, slots = fit_draws.project_in_batches(
-            kernel, {name: value[picked] for name, value in draws.weights_tilde.items()},
-            draws.lams[picked])
+        _, slots = projected(kernel, draws, picked)
         kept = without_negligible_on_slots(config.sem, np.asarray(slots), kernel.table,
                                            draws.noise[picked], config.knowledge)
         counts = counts + np.sum(kept != 0, axis=0)

@@ -38,9 +38,10 @@ class ParentTable(NamedTuple):
 
     @classmethod
     def from_lists(cls, parents: tuple[tuple[int, ...], ...]) -> "ParentTable":
-        """The table of ``parents[k]``: variable ``k``'s candidate parents (increasing)."""
+        """The table of ``parents[k]``: variable ``k``'s candidate parents, laid out in
+        increasing order (the order in which the kernels add a variable's parents)."""
         width = max(1, max(len(own) for own in parents))
-        table = np.array([list(own) + [k] * (width - len(own)) for k, own in enumerate(parents)],
+        table = np.array([sorted(own) + [k] * (width - len(own)) for k, own in enumerate(parents)],
                          dtype=np.int64).reshape(len(parents), width)
         valid = np.arange(width)[None, :] < np.array([len(own) for own in parents])[:, None]
         return cls(table, valid)
