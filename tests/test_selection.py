@@ -132,3 +132,25 @@ def test_every_stage_of_every_chain_is_one_batch():
                                                   (3.0, 1, [3.0])])
 def test_the_grid_runs_from_lam_max_down(lam_max, n, expected):
     np.testing.assert_allclose(radius_selection.lambda_grid(lam_max, n), expected)
+
+
+def test_the_sparse_rule_takes_the_smallest_polished_radius_within_the_contender_margin():
+    """``select_by="elbo-sparse"`` (``prodag.fit.chains.sparse_fits``): of the polished radii
+    whose best ELBO is within ``CONTENDER_NATS`` of the best, the smallest; the path's fits at
+    larger radii are not pooled, those at smaller ones are (their evidence decides)."""
+    from prodag.fit.chains import sparse_fits
+    from prodag.inference.radius_selection import Selection
+    from prodag.posterior.chains import CONTENDER_NATS
+
+    fits = [(129.5, "a"), (108.5, "b"), (108.5, "c"), (86.8, "d"), (86.8, "e"), (65.1, "f")]
+    path = {"lambdas": [129.5, 108.5, 86.8, 65.1], "scores": [-126.0, -124.8, -125.0, -127.0]}
+    gap = 0.9 * CONTENDER_NATS / 100  # per row, at n = 100: a near-tie
+    tied = Selection([], 108.5, {**path, "polished": [[108.5, -124.6], [86.8, -124.6 - gap]]},
+                     fits)
+    assert [name for _, name in sparse_fits(tied, 100)] == ["d", "e", "f"]
+    clear = Selection([], 108.5, {**path, "polished": [[108.5, -124.6],
+                                                       [86.8, -124.6 - 2 * gap]]}, fits)
+    assert [name for _, name in sparse_fits(clear, 100)] == ["b", "c", "d", "e", "f"]
+    unpolished = Selection([], 108.5, path, fits)  # one start: the path's own scores
+    assert [name for _, name in sparse_fits(unpolished, 1000)] == ["b", "c", "d", "e", "f"]
+    assert [name for _, name in sparse_fits(unpolished, 100)] == ["d", "e", "f"]

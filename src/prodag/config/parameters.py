@@ -24,7 +24,7 @@ from prodag.inputs.checks import check_choice, check_integer, check_positive, ch
 from prodag.streams import FIRST_STREAM
 
 INITS = ("auto", "prior", "data")
-CRITERIA = ("elbo", "validation")
+CRITERIA = ("elbo", "validation", "elbo-sparse")
 """How λ is chosen (``TrainingOptions.select_by``; ``prodag.inference.radius_selection``)."""
 VALIDATION_FRACTION = 0.1
 """Share of rows held out to choose λ by validation (the paper's protocol)."""
@@ -51,10 +51,14 @@ class TrainingOptions:
         (0: no edge is favoured a priori).
     n_lambdas : int
         Size of the λ grid when ``lam="auto"``.
-    select_by : {"elbo", "validation"}
+    select_by : {"elbo", "validation", "elbo-sparse"}
         How ``lam="auto"`` picks a radius: the highest ELBO on all rows, or the best expected
         log-likelihood of held-out rows (the paper's protocol: ``X_val`` if given to ``fit``,
-        else ``validation_fraction`` of the rows, then a refit on all rows).
+        else ``validation_fraction`` of the rows, then a refit on all rows). ``"elbo-sparse"``:
+        the ELBO, but of the polished radii whose best fits are within 30 nats of the best
+        (``prodag.posterior.chains.CONTENDER_NATS``) the smallest, and no fit at a larger
+        radius is pooled: a one-standard-error rule, since two seeds' best fits at one radius
+        can differ by more than that (an experiment, ``docs/findings.md``).
     validation_fraction : float in (0, 1)
         Share of rows held out for ``select_by="validation"`` when no ``X_val`` is given.
     init : {"auto", "prior", "data"}

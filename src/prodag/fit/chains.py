@@ -9,7 +9,7 @@ import jax
 from prodag.config.spec import FitSpec
 from prodag.fit.plan import FitPlan
 from prodag.inference import fitting, radius_selection
-from prodag.posterior.chains import Chain
+from prodag.posterior.chains import CONTENDER_NATS, Chain
 
 
 def run_chains(spec: FitSpec, fit_plan: FitPlan, noise, keys: list,
@@ -33,6 +33,20 @@ def run_chains(spec: FitSpec, fit_plan: FitPlan, noise, keys: list,
         fit_plan.engine, fit_plan.config, fit_members, [r.validation for r in rows], noise, keys,
         spec.select_by, spec.n_lambdas, fit_plan.restarts, refit)
     # by the ELBO, every fit of the path is pooled by its evidence (radii that tie share it)
+    if spec.select_by == "elbo-sparse":
+        return [Chain(sparse_fits(chosen, row.path.Z.shape[0]), chosen.path)
+                for chosen, row in zip(selections, rows)]
     return [Chain(chosen.path_fits if spec.select_by == "elbo" and chosen.path_fits
                   else [(chosen.lam, fit) for fit in chosen.results], chosen.path)
             for chosen in selections]
+
+
+def sparse_fits(chosen: radius_selection.Selection, n_rows: int) -> list:
+    """``select_by="elbo-sparse"``: the path's fits ``[(lam, fit), ...]`` at radii up to the
+    smallest polished radius (every radius of the path without polishing) whose best fit's
+    ELBO is within ``CONTENDER_NATS`` of the best; ``n_rows``: the rows the path fitted."""
+    scored = chosen.path.get("polished") or list(zip(chosen.path["lambdas"],
+                                                      chosen.path["scores"]))
+    best = max(value for _, value in scored)
+    tie = min(lam for lam, value in scored if n_rows * (best - value) <= CONTENDER_NATS)
+    return [(lam, fit) for lam, fit in chosen.path_fits if lam <= tie]

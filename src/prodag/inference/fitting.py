@@ -152,7 +152,7 @@ def fit_lambda_path(engine: VariationalInference, config: ModelConfig,
             for Z_val, observed_val in validation_rows]
 
     def score(chain: int, result: FitResult, lam: float, key: jax.Array) -> float:
-        if criterion == "elbo":
+        if criterion != "validation":
             return -result.objective
         return engine.expected_log_likelihood(result.params, key, val_data[chain], lam, noise)
 

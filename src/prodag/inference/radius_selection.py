@@ -143,7 +143,7 @@ def select_lambda(fit_members: FitMembers, lam_max_of: Callable[[int, Any, Any],
     firsts = fit_members([MemberSpec(c, float(lam), 0, radius_key(c, i, 0))
                        for c in chains for i, lam in enumerate(grids[c])],
                       f"{n_lambdas} radii", (SCREEN_AFTER_EPOCHS, SCREEN_MARGIN)
-                      if criterion == "elbo" and refit is None else None)
+                      if criterion != "validation" and refit is None else None)
     results = [[[firsts[c * n_lambdas + i]] for i in range(n_lambdas)] for c in chains]
     scores = [[score(c, results[c][i][0], float(lam), score_key[c])
                for i, lam in enumerate(grids[c])] for c in chains]
