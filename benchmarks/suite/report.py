@@ -67,14 +67,17 @@ NOTES = {
              "search; the default row then read 28.4 / 25.8 / 26.8% / 54.3% at 49 s per fit). "
              "DAGMA rows: an earlier run (2026-11-21, ~15 processes on the 2-core machine, "
              "times inflated), kept by `prodag bench sachs --merge`.",
-    "munin": "The paper's budget (see `benchmarks/suite/munin.py`): prodag's defaults (L = 100 "
-             "Monte Carlo samples, up to 1000 epochs per fit, patience 5, 10 radii chosen by "
-             "the ELBO, the two best refitted from 3 starts) and the paper's 0.1 pruning. "
-             "Against the paper's row: E-F1 higher (49.1% vs 37%), Brier, E-SHD and AUROC "
-             "worse. Times: seeds 0-1 10-11 min each on the 2-core CPU with nothing else "
-             "running; seed 2 18 min (machine load not recorded). A tenth of that budget "
-             "(L = 10, at most 40 epochs, one start; 2026-11-23) scored 239.6 / 267.8 / "
-             "42.2% / 71.5%.",
+    "munin": "**ProDAG**: 2026-11-28, prodag's defaults of commit 238bacf (candidate parents, K "
+             "= 16; λ chosen by the ELBO over 10 radii, the two best polished from 4 starts; "
+             "1000 draws refined by 10 Metropolis steps), edges counted by the negligible-edge "
+             "rule without the paper's 0.1 pruning (`prodag bench munin --seeds 10 --method "
+             "ProDAG --merge`), on the 2-core CPU with short test runs and a package install "
+             "beside seeds 0-3 (load 1.7-2.8). Against the paper's row: E-F1 and AUROC ahead, "
+             "E-SHD level, Brier behind. The datasets split in two: 0, 3, 5 and 8 score Brier "
+             "157-183 and E-SHD 161-182, the other six 188-216 and 215-241; on dataset 0 that "
+             "split is the choice between two radii whose best fits are 0.06 nats apart "
+             "(`docs/findings.md`). The row of 2026-11-24 (3 seeds, the 0.1 pruning, that day's "
+             "defaults): 217.4 / 233.1 / 49.1% / 76.5%, 777 s a fit.",
     "linear-20-n100": "DiBS and DiBS+ (dibs-lib 1.3.3): 50 SVGD particles, 1000 steps, an "
                       "Erdős–Rényi prior with 2 edges per node (`benchmarks/suite/peers.py`); one "
                       "SVGD run per dataset serves both rows, so DiBS+'s time is its "
@@ -97,19 +100,21 @@ NOTES = {
                       "order starts, learning rate 0.1) scored 8.33 ± 1.09 / 10.4 ± 1.1 / "
                       "85.5 ± 1.6% / 96.2 ± 0.7% here at 6.0 s per fit.",
     "linear-100": "The paper's Figure 2 sizes (p = 100, s = 200). ProDAG: prodag's defaults of "
-                  "commit 37fcb1b (2026-11-26: the batched engine, λ by the ELBO with the "
-                  "screen of trailing radii and the radii below the grid, the mixture "
-                  "posterior), `prodag bench linear-100 --method ProDAG --merge`; every fit "
-                  "shared the 2-core CPU with other benchmarks and test runs, so its seconds "
-                  "are about 1.4× a quiet fit's (176.9 s for dataset 0 at n = 100 alone: "
-                  "`benchmarks/studies/fit_time.py`). The rows of commit 545e75d (2026-11-24) "
-                  "were 100.9 / 104.5 / 67.2% / 82.5% at n = 100 and 23.1 / 23.4 / 91.3% / "
-                  "99.5% at n = 1000. DAGMA (dagma 1.1.1, torch 2.13 CPU; its 10-λ grid, the "
+                  "commit c6cb6b9 (2026-11-28: candidate parents from p = 100 on, K = 16, with "
+                  "the draws and the refinement on their slots, each data start twice at the two "
+                  "best radii, at least 10 refinement steps), `prodag bench linear-100 --method "
+                  "ProDAG --merge`, run alone on the 2-core CPU. The rows of commit 37fcb1b "
+                  "(2026-11-26, dense, beside other jobs) were 83.3 / 95.4 / 69.9% / 84.7% in "
+                  "251.7 s at n = 100 and 20.8 / 22.1 / 91.6% / 99.2% in 247.9 s at n = 1000; "
+                  "those of commit 545e75d (2026-11-24) 100.9 / 104.5 / 67.2% / 82.5% and 23.1 / "
+                  "23.4 / 91.3% / 99.5%. DAGMA (dagma 1.1.1, torch 2.13 CPU; its 10-λ grid, the "
                   "best by the validation rows): run 2026-11-24 with one BLAS thread "
                   "(`OMP_NUM_THREADS=1`) while other jobs used the second core, 163-318 s per "
-                  "fit at n = 100 and 177-271 s at n = 1000. ProDAG now has the lower Brier "
-                  "score and the higher AUROC at both sizes; DAGMA the lower E-SHD and higher "
-                  "E-F1.",
+                  "fit at n = 100 and 177-271 s at n = 1000. ProDAG now leads DAGMA on every "
+                  "metric at n = 1000 (E-SHD 6.0 against 19.6) and on Brier, E-F1 and AUROC at n "
+                  "= 100; DAGMA keeps the lower E-SHD at n = 100 (73.9 against 78.8), where four "
+                  "of the ten datasets chose a radius near 108 instead of 85-90 and expect about "
+                  "235 edges against 200 ([findings](findings.md), 2026-11-28).",
     "nonlinear-10-n100": "**ProDAG (additive)**: `sem=\"additive\"` (each edge a strength, "
                          "projected as the linear weights are, times a learned "
                          "piecewise-linear shape; λ by the ELBO, three starts at the two best "
@@ -159,7 +164,8 @@ def section(record: dict) -> str:
                     f"(`benchmarks/results/{name}.partial.json`); "
                     f"figure: `benchmarks/results/{name}.png`.\n")
     else:
-        text.append(f"{record['wall_seconds'] / 60:.0f} min in all on {record['machine']}, "
+        text.append(f"{record['wall_seconds'] / 60:.0f} min for the run that wrote the file "
+                    f"(rows kept by `--merge` not counted) on {record['machine']}, "
                     f"finished {record['finished']}. Rows: `benchmarks/results/{name}.json`; "
                     f"figure: `benchmarks/results/{name}.png`.\n")
     return "\n".join(text)
