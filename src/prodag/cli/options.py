@@ -61,8 +61,9 @@ LamOption = Annotated[str, typer.Option(
     help="Radius of the l1 ball that sets sparsity: 'auto' chooses it among 10 radii by "
          "--select-by (11 fits), 'inf' applies no l1 constraint, or a positive number.")]
 SelectByOption = Annotated[SelectBy, typer.Option(
-    help="How --lam auto chooses: 'elbo' (the highest evidence lower bound, all rows fitted) "
-         "or 'validation' (the paper's: likelihood of a 10% held-out split, then a refit).")]
+    help="How --lam auto chooses: 'elbo' (the highest evidence lower bound, all rows fitted), "
+         "'validation' (the paper's: likelihood of a 10% held-out split, then a refit) or "
+         "'elbo-sparse' (the ELBO, but the smaller of two radii within 30 nats).")]
 RestartsOption = Annotated[Optional[int], typer.Option(
     min=1, show_default="7 for linear (fewer above 30 variables), 3 for additive or "
                         "--noise-variance estimate, 1 for mlp",
