@@ -305,37 +305,47 @@ def test_how_often_the_host_looks_changes_no_member_of_a_shrinking_batch(
 
 def test_members_trailing_their_group_stop_where_the_screen_says(data, batch_engine_each_epoch):
     """``Screen``: from epoch ``after`` on, a member whose best objective so far trails the
-    best of its group (members 0-2, and 3-4) by more than ``margin`` stops. The oracle: the
-    same members unscreened, each screened member's epochs read off their histories; the
-    others run as unscreened."""
+    best of its group (members 0-4, and 5-6) by more than ``margin`` stops, unless (with
+    ``spared = 1``) its place is next to the place of the member holding that best. The
+    oracle: the same members unscreened, each screened member's epochs read off their
+    histories; the others run as unscreened."""
     from prodag.inference import Screen
 
     _, prepared = data
     noise = np.ones(3, np.float32)
     engine = batch_engine_each_epoch
-    lams, groups, after = [np.inf, 0.3, 0.05, 3.0, 0.05], np.array([0, 0, 0, 1, 1]), 3
-    members = engine.members(lams, noise, [0] * 5, [60] * 5, jnp.float32)
+    lams = [np.inf, 1.0, 0.3, 0.1, 0.05, 3.0, 0.05]
+    groups, places, after = np.array([0] * 5 + [1] * 2), np.array([0, 1, 2, 3, 4, 0, 1]), 3
+    members = engine.members(lams, noise, [0] * 7, [60] * 7, jnp.float32)
     start = engine.init_params(3, noise)
 
-    def fit(screen):
-        return engine.fit_members([start] * 5, jax.random.split(jax.random.PRNGKey(1), 5),
+    def fit_all(screen):
+        return engine.fit_members([start] * 7, jax.random.split(jax.random.PRNGKey(1), 7),
                                   members, jax.tree.map(lambda x: x[None], prepared), None,
                                   screen)
 
-    free = [fit.history for fit in fit(None)]
-    gaps = [[np.min(history[:e]) - min(np.min(free[j][:e])
-                                        for j in np.flatnonzero(groups == groups[k]))
-             for e in range(after, len(history))] for k, history in enumerate(free)]
+    free = [result.history for result in fit_all(None)]
+
+    def group_best(k, e):  # (best objective of epochs < e, its member) of member k's group
+        return min((np.min(free[j][:e]), j) for j in np.flatnonzero(groups == groups[k]))
+
+    gaps = [[np.min(history[:e]) - group_best(k, e)[0] for e in range(after, len(history))]
+            for k, history in enumerate(free)]
     # a margin that no gap comes within rounding of, so the oracle's decisions are clear
     margin = next(m for m in (0.3, 0.35, 0.4, 0.45, 0.5)
                   if all(abs(gap - m) > 1e-3 for member in gaps for gap in member))
-    screened = fit(Screen(groups, after, margin))
-    expected = [next((after + i for i, gap in enumerate(member) if gap > margin), len(history))
-                for member, history in zip(gaps, free)]
-    assert [len(fit.history) for fit in screened] == expected
-    assert expected != [len(h) for h in free]  # the screen stopped someone
-    for k, fit in enumerate(screened):
-        np.testing.assert_allclose(fit.history, free[k][:expected[k]], rtol=1e-4)
+    for spared in (0, 1):
+        screened = fit_all(Screen(groups, after, margin, places, spared))
+        expected = [next((after + i for i, gap in enumerate(member) if gap > margin and abs(
+            places[k] - places[group_best(k, after + i)[1]]) > spared), len(history))
+                    for k, (member, history) in enumerate(zip(gaps, free))]
+        assert [len(result.history) for result in screened] == expected
+        assert expected != [len(h) for h in free]  # the screen stopped someone
+        for k, result in enumerate(screened):
+            np.testing.assert_allclose(result.history, free[k][:expected[k]], rtol=1e-4)
+        if spared == 0:
+            stopped = expected
+    assert expected != stopped  # sparing the leader's neighbours kept one running
 
 
 def test_a_call_holds_as_many_members_as_their_draws_allow():

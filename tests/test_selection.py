@@ -65,7 +65,8 @@ def test_the_path_fits_one_start_per_radius_and_every_start_at_the_two_best():
 
 def test_only_the_radii_compared_by_their_elbo_are_screened():
     _path(lambda lam, restart: abs(lam - 6.0), n_restarts=2)
-    screen = (radius_selection.SCREEN_AFTER_EPOCHS, radius_selection.SCREEN_MARGIN)
+    screen = (radius_selection.SCREEN_AFTER_EPOCHS, radius_selection.SCREEN_MARGIN,
+              radius_selection.SCREEN_SPARED)
     assert _path.screens == [None, screen, None]  # λ = ∞, the radii, the polished starts
     _path(lambda lam, restart: lam, n_restarts=2, refit=lambda specs, stage: [
         Fit(spec.lam, [spec.start], 0.0) for spec in specs])
@@ -154,3 +155,4 @@ def test_the_sparse_rule_takes_the_smallest_polished_radius_within_the_contender
     unpolished = Selection([], 108.5, path, fits)  # one start: the path's own scores
     assert [name for _, name in sparse_fits(unpolished, 1000)] == ["b", "c", "d", "e", "f"]
     assert [name for _, name in sparse_fits(unpolished, 100)] == ["d", "e", "f"]
+

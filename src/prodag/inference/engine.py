@@ -68,21 +68,39 @@ class Screen(NamedTuple):
     """Members stopped early for trailing their group: from epoch ``after`` on, a running
     member whose best epoch objective (negative ELBO per row) is more than ``margin`` above
     the best of its group (``groups (M,)``: members fitting the same data) stops as if it had
-    converged. For a λ path's radii, whose ELBOs are compared: one that trails its chain's
-    best by that much does not end up among the best (``docs/findings.md``)."""
+    converged, unless its place ``positions (M,)`` in the group (a λ path's radii in order) is
+    within ``spared`` of the place of the group's leader (the member holding that best). For a
+    λ path's radii, whose ELBOs are compared: one that trails its chain's best by that much
+    does not end up among the best, except next to the best, where a smaller radius can trail
+    early and end level (``docs/findings.md``)."""
 
     groups: np.ndarray
     after: int
     margin: float
+    positions: np.ndarray | None = None
+    spared: int = 0
 
     def trailing(self, best: np.ndarray, member_at: np.ndarray, still: np.ndarray,
-                 group_best: np.ndarray) -> np.ndarray:
+                 group_best: np.ndarray, leader: np.ndarray) -> np.ndarray:
         """``(S,)`` which running slots of the batch (holding the members ``member_at (S,)``,
-        their ``best (S,)``) trail their group; ``group_best (G,)`` is updated with
-        ``best``."""
+        their ``best (S,)``) trail their group; ``group_best (G,)`` and its holder
+        ``leader (G,)`` (a member) are updated with ``best``."""
         group = self.groups[member_at]
-        np.minimum.at(group_best, group, best)
-        return still & (best > group_best[group] + self.margin)
+        for g in np.unique(group):
+            slot = int(np.argmin(np.where(group == g, best, np.inf)))
+            if best[slot] < group_best[g]:
+                group_best[g], leader[g] = best[slot], member_at[slot]
+        stopped = still & (best > group_best[group] + self.margin)
+        if self.positions is None or self.spared == 0:
+            return stopped
+        places = np.asarray(self.positions)
+        return stopped & (np.abs(places[member_at] - places[leader[group]]) > self.spared)
+
+    def part(self, members: slice) -> Screen:
+        """The screen of the members ``members`` of the batch."""
+        return self._replace(groups=np.asarray(self.groups)[members],
+                             positions=None if self.positions is None
+                             else np.asarray(self.positions)[members])
 
 
 class VariationalInference:
@@ -194,8 +212,7 @@ class VariationalInference:
             part = slice(begin, begin + size)
             results += self._fit_batch(
                 starts[part], keys[part], jax.tree.map(lambda x: x[part], members), data,
-                progress, None if screen is None else screen._replace(groups=np.asarray(
-                    screen.groups)[part]))
+                progress, None if screen is None else screen.part(part))
         return results
 
     def members_per_call(self, start: Params) -> int:
@@ -220,10 +237,12 @@ class VariationalInference:
             data = place(data)
         member_at, batch = np.arange(len(keys)), members  # the member in each slot
         if screen is not None:  # padded slots (several devices) form a group of their own
-            groups = np.concatenate([screen.groups, np.full(len(member_at) - n_members,
-                                                            np.max(screen.groups) + 1)])
-            screen, group_best = screen._replace(groups=groups), np.full(groups.max() + 1,
-                                                                         np.inf)
+            padding = len(member_at) - n_members
+            groups = np.concatenate([screen.groups, np.full(padding, np.max(screen.groups) + 1)])
+            positions = (None if screen.positions is None
+                         else np.concatenate([screen.positions, np.zeros(padding, int)]))
+            screen = screen._replace(groups=groups, positions=positions)
+            group_best, leader = np.full(groups.max() + 1, np.inf), np.zeros(groups.max() + 1, int)
         finished: dict[int, tuple] = {}
         epoch, chunk = 0, 1
         while True:
@@ -236,7 +255,8 @@ class VariationalInference:
             still = np.asarray(running(state, opts.patience, jnp.asarray(opts.max_epochs)))
             epochs = np.asarray(state.epoch)
             if screen is not None and epochs.max() >= screen.after:
-                trailing = screen.trailing(np.asarray(state.best), member_at, still, group_best)
+                trailing = screen.trailing(np.asarray(state.best), member_at, still, group_best,
+                                           leader)
                 if trailing.any():  # stopped as if converged: the loop leaves them be
                     state = state._replace(wait=jnp.where(jnp.asarray(trailing),
                                                           opts.patience, state.wait))

@@ -109,8 +109,9 @@ def member_fitter(engine: VariationalInference, rows_of_chain: Sequence[Rows],
     """``fit_members(specs, stage, screen)``: every ``radius_selection.MemberSpec`` fitted in
     one batch, spec ``s`` on chain ``s.chain``'s rows ``rows_of_chain[s.chain]`` from its start
     ``s.start`` (chains that share one ``Rows`` share its data in the batch); one
-    ``FitResult`` per spec, in order. ``screen=(after, margin)``: a member trailing its
-    chain's best by more than ``margin`` from epoch ``after`` on stops (``Screen``);
+    ``FitResult`` per spec, in order. ``screen=(after, margin, spared)``: a member trailing
+    its chain's best by more than ``margin`` from epoch ``after`` on stops, unless it is
+    within ``spared`` places of the best's radius (``Screen``);
     ``unplanned``: the fits are beyond the progress bar's total, which gains them."""
 
     def fit_members(specs: list, stage: str, screen=None, unplanned=False) -> list[FitResult]:
@@ -129,7 +130,10 @@ def member_fitter(engine: VariationalInference, rows_of_chain: Sequence[Rows],
                 progress.set_total(progress.total + len(specs))
             progress.stage(f"{stage}, {len(specs)} fits in a batch")
         if screen is not None:
-            screen = Screen(np.array([spec.chain for spec in specs]), *screen)
+            chain = np.array([spec.chain for spec in specs])
+            lams = np.array([spec.lam for spec in specs])
+            places = np.array([np.sum((chain == c) & (lams > lam)) for c, lam in zip(chain, lams)])
+            screen = Screen(chain, *screen[:2], places, *screen[2:])
         return engine.fit_members(starts, jnp.stack([spec.key for spec in specs]), members,
                                   stack([known.data for known in sets]), progress, screen)
 

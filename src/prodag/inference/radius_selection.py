@@ -7,7 +7,8 @@ best by the criterion: ``"elbo"`` (every radius fitted on all rows, highest ELBO
 below the grid are tried while its smallest scores best, ``BELOW_GRID``) or
 ``"validation"`` (best expected log-likelihood of held-out rows, then a refit on all rows at
 the chosen radius: the paper's protocol). With the ELBO, a radius that trails its chain's
-best by more than ``SCREEN_MARGIN`` per row stops early (from epoch ``SCREEN_AFTER_EPOCHS``).
+best by more than ``SCREEN_MARGIN`` per row stops early (from epoch ``SCREEN_AFTER_EPOCHS``),
+unless it is within ``SCREEN_SPARED`` radii of the best.
 The other starts are fitted at the two best radii only; each keeps its best fit by the ELBO,
 and the criterion chooses between them. The ELBO
 is the default because the paper's ⌊0.1n⌉ held-out rows are too few to rank radii at n = 100
@@ -34,6 +35,10 @@ per row) trails its chain's best radius by more than ``SCREEN_MARGIN`` from epoc
 ``SCREEN_AFTER_EPOCHS`` on stops there (``prodag.inference.Screen``): on the stability
 benchmark's data such a radius ended at least 0.3 per row (30 nats at n = 100) below the
 best, never among the polished radii nor a contender of the mixture (``docs/findings.md``)."""
+SCREEN_SPARED = 1
+"""Radii on each side of a chain's best radius (at the time of screening) that the screen
+never stops: on MUNIN1 the radius next below the best trailed it by 13 per row at epoch 10
+and ended level with it (``docs/findings.md``)."""
 BELOW_GRID = (0.5, 0.25)
 """With the ELBO criterion, where a chain's smallest radius scores best, the radii tried below
 it (as shares of it), from the first start, while the smallest still scores best (at most
@@ -107,7 +112,7 @@ class MemberSpec(NamedTuple):
 FitMembers = Callable[..., list]
 """``fit_members(specs, stage, screen=None, unplanned=False)``: fit every ``MemberSpec`` (one
 batch) and return one fit per spec, in order; ``stage`` names the batch on the progress bar;
-``screen=(after, margin)`` stops the members trailing their chain's best
+``screen=(after, margin, spared)`` stops the members trailing their chain's best
 (``prodag.inference.Screen``); ``unplanned``: fits the plan's count
 (``prodag.fit.plan.n_fits``) leaves out, which the progress bar's total gains when they run."""
 
@@ -142,7 +147,7 @@ def select_lambda(fit_members: FitMembers, lam_max_of: Callable[[int, Any, Any],
 
     firsts = fit_members([MemberSpec(c, float(lam), 0, radius_key(c, i, 0))
                        for c in chains for i, lam in enumerate(grids[c])],
-                      f"{n_lambdas} radii", (SCREEN_AFTER_EPOCHS, SCREEN_MARGIN)
+                      f"{n_lambdas} radii", (SCREEN_AFTER_EPOCHS, SCREEN_MARGIN, SCREEN_SPARED)
                       if criterion != "validation" and refit is None else None)
     results = [[[firsts[c * n_lambdas + i]] for i in range(n_lambdas)] for c in chains]
     scores = [[score(c, results[c][i][0], float(lam), score_key[c])
