@@ -156,3 +156,15 @@ def test_the_sparse_rule_takes_the_smallest_polished_radius_within_the_contender
     assert [name for _, name in sparse_fits(unpolished, 1000)] == ["b", "c", "d", "e", "f"]
     assert [name for _, name in sparse_fits(unpolished, 100)] == ["d", "e", "f"]
 
+
+@pytest.mark.parametrize("select_by, p, expected", [
+    ("auto", 99, "elbo"), ("auto", 100, "elbo-sparse"), ("elbo", 500, "elbo"),
+    ("elbo-sparse", 20, "elbo-sparse"), ("validation", 100, "validation")])
+def test_the_default_criterion_is_the_sparse_rule_from_100_variables_on(select_by, p, expected):
+    """``select_by="auto"`` resolves by p (``prodag.config.spec.resolved_select_by``); a named
+    criterion stays what it is, and the fit's spec carries the criterion its path records."""
+    from prodag import ProDAG, TrainingOptions
+    from prodag.config.spec import resolve
+
+    spec = resolve(ProDAG(training=TrainingOptions(select_by=select_by)), None, p)
+    assert spec.select_by == expected

@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 import typer
 
 from prodag.cli.helpformat import PANELS
-from prodag.config.parameters import CRITERIA, GROUPS, NOISE_MODELS, as_dict, check_lam
+from prodag.config.parameters import GROUPS, NOISE_MODELS, SELECTIONS, as_dict, check_lam
 from prodag.estimator import ProDAG
 from prodag.evaluation import simulate
 from prodag.inputs.interventions import INTERVENTION_KINDS
@@ -33,7 +33,7 @@ SimulatedSem = choices("SimulatedSem", simulate.SEMS)
 DemoSem = choices("DemoSem", ("linear", "additive"))
 Likelihood = choices("Likelihood", LIKELIHOODS)
 Projection = choices("Projection", METHODS)
-SelectBy = choices("SelectBy", CRITERIA)
+SelectBy = choices("SelectBy", SELECTIONS)
 GraphKind = choices("GraphKind", simulate.GRAPH_KINDS)
 Noise = choices("Noise", simulate.NOISES)
 InterventionKind = choices("InterventionKind", INTERVENTION_KINDS)
@@ -62,8 +62,9 @@ LamOption = Annotated[str, typer.Option(
          "--select-by (11 fits), 'inf' applies no l1 constraint, or a positive number.")]
 SelectByOption = Annotated[SelectBy, typer.Option(
     help="How --lam auto chooses: 'elbo' (the highest evidence lower bound, all rows fitted), "
-         "'validation' (the paper's: likelihood of a 10% held-out split, then a refit) or "
-         "'elbo-sparse' (the ELBO, but the smaller of two radii within 30 nats).")]
+         "'validation' (the paper's: likelihood of a 10% held-out split, then a refit), "
+         "'elbo-sparse' (the ELBO, but the smaller of two radii within 30 nats) or 'auto' "
+         "('elbo-sparse' from 100 variables on, else 'elbo').")]
 RestartsOption = Annotated[Optional[int], typer.Option(
     min=1, show_default="7 for linear (fewer above 30 variables), 3 for additive or "
                         "--noise-variance estimate, 1 for mlp",

@@ -225,7 +225,9 @@ def describe_lam(estimator) -> str:
     training = training_options(estimator)
     radii = (len(estimator.lambda_path_["lambdas"]) if estimator.lambda_path_
              else training.n_lambdas)
-    how = f", chosen by {training.select_by} among {radii} radii" if estimator.lam == "auto" else ""
+    criterion = (estimator.lambda_path_["criterion"] if estimator.lambda_path_
+                 else training.select_by)
+    how = f", chosen by {criterion} among {radii} radii" if estimator.lam == "auto" else ""
     return f"l1 radius lam = {text}{how}."
 
 

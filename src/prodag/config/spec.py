@@ -100,7 +100,8 @@ class FitSpec:
     """Mean of the prior on every weight (``TrainingOptions.prior_mean``)."""
     n_lambdas: int
     select_by: str
-    """How ``lam="auto"`` chooses a radius, among ``n_lambdas`` (``TrainingOptions``)."""
+    """How ``lam="auto"`` chooses a radius, among ``n_lambdas``: a criterion
+    (``TrainingOptions.select_by`` resolved, ``resolved_select_by``)."""
     validation_fraction: float
     sampler: str
     """``"mixture"`` or ``"smc"`` (``TrainingOptions.sampler``)."""
@@ -141,7 +142,7 @@ def resolve(settings, knowledge: Knowledge | None, p: int) -> FitSpec:
     lam = settings.lam if settings.lam == "auto" else float(settings.lam)
     training = parameters.training_options(settings)
     return FitSpec(config, optimiser_options(settings, p), float(training.prior_mean),
-                   int(training.n_lambdas), training.select_by,
+                   int(training.n_lambdas), resolved_select_by(settings, p),
                    float(training.validation_fraction), training.sampler, noise_model,
                    preprocessing.learns_noise(noise_model), lam,
                    resolved_init(settings) == "data",
@@ -219,6 +220,19 @@ def resolved_init(settings) -> str:
     """``training.init`` with ``"auto"`` resolved: the data start but for the MLP."""
     init = parameters.training_options(settings).init
     return ("prior" if settings.sem == "mlp" else "data") if init == "auto" else init
+
+
+SPARSE_SELECTION_FROM_P = 100
+"""Variables from which ``select_by="auto"`` is ``"elbo-sparse"`` (below: ``"elbo"``)."""
+
+
+def resolved_select_by(settings, p: int) -> str:
+    """``training.select_by`` with ``"auto"`` resolved for ``p`` variables: ``"elbo-sparse"``
+    from ``SPARSE_SELECTION_FROM_P`` on, ``"elbo"`` below (``docs/findings.md``)."""
+    select_by = parameters.training_options(settings).select_by
+    if select_by != "auto":
+        return select_by
+    return "elbo-sparse" if p >= SPARSE_SELECTION_FROM_P else "elbo"
 
 
 def resolved_restarts(settings, p: int, screened: bool = False) -> int:
