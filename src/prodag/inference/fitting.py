@@ -133,7 +133,8 @@ def member_fitter(engine: VariationalInference, rows_of_chain: Sequence[Rows],
             chain = np.array([spec.chain for spec in specs])
             lams = np.array([spec.lam for spec in specs])
             places = np.array([np.sum((chain == c) & (lams > lam)) for c, lam in zip(chain, lams)])
-            screen = Screen(chain, *screen[:2], places, *screen[2:])
+            after, margin, spared = screen
+            screen = Screen(chain, after, margin, places, spared)
         return engine.fit_members(starts, jnp.stack([spec.key for spec in specs]), members,
                                   stack([known.data for known in sets]), progress, screen)
 
