@@ -1,0 +1,95 @@
+"""Is a λ path's choice between two radii the optimiser's or the model's?
+
+Fits one MUNIN1 dataset (``benchmarks.studies.scale.simulated``: the MUNIN1 graph with the
+suite's random weights, n = 100) at each given fixed radius from ``--starts`` starts a chain,
+with the defaults otherwise, and prints every start's ELBO (nats), their best, median and
+range, and the pooled posterior's four metrics at that radius. Where the radii's ELBOs differ
+by more than the spread of the starts at each, more starts would not change the path's
+choice: the ELBO (the model) prefers that radius.
+
+    PYTHONPATH=src python -m benchmarks.studies.radius_starts --dataset 4 \\
+        --lams 114.38 152.5 [--starts 8] [--seed 0]
+
+Writes ``benchmarks/results/radius_starts_munin_dataset<d>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+import warnings
+
+import numpy as np
+
+from .. import RESULTS_DIR
+from .scale import METRICS, simulated
+
+
+def fit_at(X: np.ndarray, lam: float, starts: int, seed: int):
+    """A default fit of ``X`` at the fixed radius ``lam`` from ``starts`` starts a chain:
+    ``(estimator, ELBOs (nats) of every start of every chain, best first)``. The steps of
+    ``prodag.fit.run``, keeping the chains' fits (the posterior keeps only its contenders)."""
+    import jax
+
+    from prodag import ProDAG
+    from prodag.config.parameters import TrainingOptions
+    from prodag.fit import chains, draws, fitted_posterior, plan, pool, prepare
+    from prodag.progress import Progress
+
+    estimator = ProDAG(lam=lam, seed=seed, training=TrainingOptions(n_restarts=starts),
+                       progress=False)
+    prepared = prepare.preprocess(estimator, X, None, None, None, "do")
+    spec = prepare.resolve_spec(estimator, prepared)
+    with Progress(None, False) as progress:
+        fit_plan = plan.plan_fit(spec, prepared)
+        key = jax.random.PRNGKey(prepared.seed)
+        runs = chains.run_chains(spec, fit_plan, prepared.noise, [
+            jax.random.fold_in(key, c) for c in range(spec.n_chains)], progress)
+        pooled = pool.pool(fit_plan, runs, prepared, key)
+        pooled, own_draws = draws.finish(spec, fit_plan, pooled, runs, prepared, key, progress)
+    estimator._keep(fitted_posterior(spec, prepared, pooled, own_draws))
+    n = X.shape[0]
+    return estimator, [sorted((-n * fit.objective for _, fit in run.fits), reverse=True)
+                       for run in runs]
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", type=int, default=4)
+    parser.add_argument("--lams", type=float, nargs="+", required=True)
+    parser.add_argument("--starts", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    from prodag import metrics
+
+    data = simulated("munin", 100, args.dataset)
+    rows = []
+    print(f"MUNIN1 dataset {args.dataset}, n = 100, {args.starts} starts a chain")
+    print(f"{'lam':>8} {'best':>10} {'median':>10} {'range':>7} "
+          + " ".join(f"{m:>7}" for m in METRICS) + f" {'seconds':>8}")
+    for lam in args.lams:
+        began = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            estimator, elbos = fit_at(data.X, lam, args.starts, args.seed)
+        seconds = time.perf_counter() - began
+        scores = metrics.evaluate_batches(data.adjacency,
+                                          estimator.sample_batches(1000, seed=0))
+        every = [value for chain in elbos for value in chain]
+        row = {"lam": lam, "elbos": elbos, "best": max(every),
+               "median": statistics.median(every), "range": max(every) - min(every),
+               "seconds": seconds, **{m: float(scores[m]) for m in METRICS}}
+        rows.append(row)
+        print(f"{lam:8.2f} {row['best']:10.1f} {row['median']:10.1f} {row['range']:7.1f} "
+              + " ".join(f"{row[m]:7.2f}" for m in METRICS) + f" {seconds:8.1f}", flush=True)
+    result = {"dataset": args.dataset, "starts": args.starts, "seed": args.seed, "rows": rows}
+    path = RESULTS_DIR / f"radius_starts_munin_dataset{args.dataset}.json"
+    path.write_text(json.dumps(result, indent=1))
+    print(f"wrote {path}")
+    return result
+
+
+if __name__ == "__main__":
+    main()
