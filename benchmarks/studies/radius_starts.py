@@ -29,27 +29,24 @@ from .scale import METRICS, simulated
 
 def fit_at(X: np.ndarray, lam: float, starts: int, seed: int):
     """A default fit of ``X`` at the fixed radius ``lam`` from ``starts`` starts a chain:
-    ``(estimator, ELBOs (nats) of every start of every chain, best first)``. The steps of
-    ``prodag.fit.run``, keeping the chains' fits (the posterior keeps only its contenders)."""
-    import jax
+    ``(estimator, ELBOs (nats) of every start of every chain, best first)``. The fitted
+    posterior keeps only its contenders, so the chains' fits are read as
+    ``prodag.fit.chains.run_chains`` returns them."""
+    from unittest import mock
 
     from prodag import ProDAG
     from prodag.config.parameters import TrainingOptions
-    from prodag.fit import chains, draws, fitted_posterior, plan, pool, prepare
-    from prodag.progress import Progress
+    from prodag.fit import chains
 
-    estimator = ProDAG(lam=lam, seed=seed, training=TrainingOptions(n_restarts=starts),
-                       progress=False)
-    prepared = prepare.preprocess(estimator, X, None, None, None, "do")
-    spec = prepare.resolve_spec(estimator, prepared)
-    with Progress(None, False) as progress:
-        fit_plan = plan.plan_fit(spec, prepared)
-        key = jax.random.PRNGKey(prepared.seed)
-        runs = chains.run_chains(spec, fit_plan, prepared.noise, [
-            jax.random.fold_in(key, c) for c in range(spec.n_chains)], progress)
-        pooled = pool.pool(fit_plan, runs, prepared, key)
-        pooled, own_draws = draws.finish(spec, fit_plan, pooled, runs, prepared, key, progress)
-    estimator._keep(fitted_posterior(spec, prepared, pooled, own_draws))
+    run_chains, runs = chains.run_chains, []
+
+    def keeping_the_runs(*args, **kwargs):
+        runs.extend(run_chains(*args, **kwargs))
+        return runs
+
+    with mock.patch.object(chains, "run_chains", keeping_the_runs):
+        estimator = ProDAG(lam=lam, seed=seed, training=TrainingOptions(n_restarts=starts),
+                           progress=False).fit(X)
     n = X.shape[0]
     return estimator, [sorted((-n * fit.objective for _, fit in run.fits), reverse=True)
                        for run in runs]
