@@ -132,3 +132,26 @@ def test_additive_weights_of_inverts_coefficients():
     with jax.enable_x64(True):
         back = coefficients({k: jnp.asarray(v)[None] for k, v in weights.items()})
     np.testing.assert_allclose(np.asarray(back)[0], theta, atol=1e-12)
+
+
+def test_on_candidates_each_variable_regresses_on_its_earlier_candidate_parents():
+    from prodag.inference.initialization import linear_start, ordered_regression
+
+    rng = np.random.default_rng(2)
+    p, n = 7, 60
+    X = rng.normal(size=(n, p)) @ rng.normal(size=(p, p))
+    X -= X.mean(axis=0)
+    covariance = X.T @ X / n
+    order = rng.permutation(p)
+    candidates = rng.random((p, p)) < 0.5
+    np.fill_diagonal(candidates, False)
+    W = ordered_regression(covariance, order, 0.0, candidates)
+    for place, child in enumerate(order):
+        parents = [j for j in order[:place] if candidates[j, child]]
+        expected = np.zeros(p)
+        if parents:
+            expected[parents] = np.linalg.lstsq(X[:, parents], X[:, child], rcond=None)[0]
+        np.testing.assert_allclose(W[:, child], expected, atol=1e-10)
+    every = ~np.eye(p, dtype=bool)
+    np.testing.assert_allclose(linear_start(X, np.ones(p), candidates=every),
+                               linear_start(X, np.ones(p)), rtol=1e-9, atol=1e-12)

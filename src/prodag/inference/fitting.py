@@ -62,8 +62,11 @@ def starts(engine: VariationalInference, Z: np.ndarray, noise: np.ndarray, dtype
     data_starts = []
     if from_data:
         rows = Z if config.likelihood == "gaussian" else without_outlying_rows(Z)
+        screened = config.knowledge is not None and config.knowledge.candidates is not None
+        support = config.knowledge.allowed_mask() if screened else None
         for means in start_means(rows, np.broadcast_to(noise, Z.shape[1:]), config.sem,
-                                 config.hidden_units, config.hidden_layers, per_variable):
+                                 config.hidden_units, config.hidden_layers, per_variable,
+                                 support):
             start = data_start(prior, means)
             if config.knowledge is not None:
                 start = at_prior_where_forbidden(start, prior, engine.model.edge_weight,

@@ -37,31 +37,43 @@ ORDER_SEARCH_STARTS = 24
 ``MANY_STARTS_UP_TO`` variables; its default above)."""
 
 
-def ordered_regression(covariance: np.ndarray, order: np.ndarray, ridge: float) -> np.ndarray:
+def ordered_regression(covariance: np.ndarray, order: np.ndarray, ridge: float,
+                       candidates: np.ndarray | None = None) -> np.ndarray:
     """Weights ``W (p, p)`` regressing each variable on those before it in ``order``.
 
     ``W[j, k]`` is the ridge coefficient of ``x_j`` in the regression of ``x_k`` on its
-    predecessors (penalty ``ridge`` on the covariance scale); backward entries are zero.
+    predecessors (penalty ``ridge`` on the covariance scale); backward entries are zero. With
+    ``candidates (p, p)`` (bool, ``[j, k]``: ``j`` may parent ``k``), on its predecessors
+    among its candidate parents only: with fewer rows than predecessors the regression on
+    all of them would fit the rows exactly.
     """
     p = covariance.shape[0]
     W = np.zeros((p, p))
     for place in range(1, p):
         parents, child = order[:place], order[place]
-        block = covariance[np.ix_(parents, parents)] + ridge * np.eye(place)
+        if candidates is not None:
+            parents = parents[candidates[parents, child]]
+            if len(parents) == 0:
+                continue
+        block = covariance[np.ix_(parents, parents)] + ridge * np.eye(len(parents))
         W[parents, child] = np.linalg.solve(block, covariance[parents, child])
     return W
 
 
 def linear_start(X: np.ndarray, noise_variance: np.ndarray, ridge: float = 0.01,
-                 order: np.ndarray | None = None) -> np.ndarray:
+                 order: np.ndarray | None = None,
+                 candidates: np.ndarray | None = None) -> np.ndarray:
     """Start ``loc (p, p)`` for the linear SEM from centred data ``X (n, p)``: the ridge
     regressions along ``order (p,)``, by default the top-down order. The ridge penalty is
     ``ridge`` times the mean noise variance, so the start scales with the data when the
-    noise variance does."""
+    noise variance does. With ``candidates (p, p)`` (bool, ``[j, k]``: ``j`` may parent
+    ``k``; a candidate screen's support) the top-down order and the regressions condition
+    each variable on its candidate parents only."""
     covariance = X.T @ X / X.shape[0]
     if order is None:
-        order = top_down_order(covariance, noise_variance)
-    return ordered_regression(covariance, order, ridge * float(np.mean(noise_variance)))
+        order = top_down_order(covariance, noise_variance, candidates)
+    return ordered_regression(covariance, order, ridge * float(np.mean(noise_variance)),
+                              candidates)
 
 
 def noise_variance_start(X: np.ndarray) -> float:
@@ -151,8 +163,8 @@ def _ridge_regressions(gram: np.ndarray, cross: np.ndarray, squares: np.ndarray,
 
 
 def start_means(X: np.ndarray, noise_variance: np.ndarray, sem: str, hidden_units: int = 10,
-                hidden_layers: int = 1, per_variable_noise: bool = False
-                ) -> list[dict[str, np.ndarray]]:
+                hidden_layers: int = 1, per_variable_noise: bool = False,
+                candidates: np.ndarray | None = None) -> list[dict[str, np.ndarray]]:
     """The data starts' means for the weights of ``sem`` from centred data ``X (n, p)``, in the
     order the restarts take them (weights not named, e.g. shapes and biases, start at 0):
 
@@ -164,11 +176,13 @@ def start_means(X: np.ndarray, noise_variance: np.ndarray, sem: str, hidden_unit
 
     With ``per_variable_noise`` (one learned noise variance per variable, where the variances
     say nothing of the order) every linear start regresses along the scale-free
-    ``best_order`` instead, and the linear SEM has that one start."""
+    ``best_order`` instead, and the linear SEM has that one start. With ``candidates (p, p)``
+    (a candidate screen's support) every linear start's top-down order and regressions
+    condition each variable on its candidate parents only (``linear_start``)."""
     if per_variable_noise:
-        linear = linear_start(X, noise_variance, order=best_order(X))
+        linear = linear_start(X, noise_variance, order=best_order(X), candidates=candidates)
     else:
-        linear = linear_start(X, noise_variance)
+        linear = linear_start(X, noise_variance, candidates=candidates)
     if sem == "mlp":
         return [relu_network_start(linear, hidden_units, hidden_layers)]
     if sem == "additive":
@@ -177,6 +191,8 @@ def start_means(X: np.ndarray, noise_variance: np.ndarray, sem: str, hidden_unit
         return [{"W": linear}]
     p = X.shape[1]
     orders = searched_orders(X, noise_variance, n_graphs=n_searched_graphs(p),
-                             n_starts=ORDER_SEARCH_STARTS if p <= MANY_STARTS_UP_TO else None)
-    return [{"W": linear}] + [{"W": linear_start(X, noise_variance, order=order)}
+                             n_starts=ORDER_SEARCH_STARTS if p <= MANY_STARTS_UP_TO else None,
+                             candidates=candidates)
+    return [{"W": linear}] + [{"W": linear_start(X, noise_variance, order=order,
+                                                 candidates=candidates)}
                               for order in orders]

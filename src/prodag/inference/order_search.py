@@ -40,7 +40,8 @@ _TIE = 1e-9
 decide between orders of equal score (members of one equivalence class)."""
 
 
-def top_down_order(covariance: np.ndarray, noise_variance: np.ndarray) -> np.ndarray:
+def top_down_order(covariance: np.ndarray, noise_variance: np.ndarray,
+                   candidates: np.ndarray | None = None) -> np.ndarray:
     """Order ``(p,)`` (variable at each place) by the top-down equal-variance rule.
 
     The variance each remaining variable has left given the placed ones is kept as the
@@ -48,18 +49,32 @@ def top_down_order(covariance: np.ndarray, noise_variance: np.ndarray) -> np.nda
     placed: O(p³) in all, instead of a regression per variable and place (O(p⁵), minutes at
     p = 200). A variable that the placed ones determine (no variance left) takes no step.
 
+    With ``candidates (p, p)`` (bool, ``[j, k]``: ``j`` may parent ``k``) a variable's
+    variance is the one left given the placed variables among its candidate parents
+    (``top_down``).
+
     Args:
         covariance: ``(p, p)`` sample covariance of the centred data.
         noise_variance: ``(p,)`` noise variance of each variable under the model.
+        candidates: ``(p, p)`` bool or None (every placed variable conditions).
     """
-    return top_down(covariance, noise_variance)[0]
+    return top_down(covariance, noise_variance, candidates)[0]
 
 
-def top_down(covariance: np.ndarray, noise_variance: np.ndarray) -> tuple[np.ndarray,
-                                                                          np.ndarray]:
+def top_down(covariance: np.ndarray, noise_variance: np.ndarray,
+             candidates: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``top_down_order`` and the variance each variable has left given those before it,
     ``Var(x_k | x_earlier)`` ``(p,)`` in the order's places: the pivots of its rank-one
-    steps, what ``conditional_variance`` gives one regression at a time (O(p³) in all)."""
+    steps, what ``conditional_variance`` gives one regression at a time (O(p³) in all).
+
+    With ``candidates`` it is ``Var(x_k | x_j : j earlier and a candidate parent of k)``: with
+    fewer rows than variables the sample covariance is singular, every variable placed after
+    the first ``n − 1`` has no variance left given all of them, and the rule orders the rest
+    by rounding (``docs/findings.md``). Each variable's variance is
+    then recomputed, by one small regression, when one of its candidate parents is placed."""
+    if candidates is not None:
+        return _top_down_on_candidates(covariance, noise_variance,
+                                       np.asarray(candidates, dtype=bool))
     residual = np.array(covariance, dtype=float)
     noise = np.broadcast_to(np.asarray(noise_variance, dtype=float), residual.shape[:1])
     remaining = np.ones(len(residual), dtype=bool)
@@ -80,6 +95,33 @@ def top_down(covariance: np.ndarray, noise_variance: np.ndarray) -> tuple[np.nda
         if pivot > 1e-12 * scale:
             column = residual[:, node].copy()
             residual -= np.outer(column, column) / pivot
+    return np.array(placed, dtype=np.int64), np.array(left)
+
+
+def _top_down_on_candidates(covariance: np.ndarray, noise_variance: np.ndarray,
+                            candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``top_down`` with each variable conditioned on its placed candidate parents only
+    (``candidates[j, k]``: ``j`` may parent ``k``), ties broken as there."""
+    covariance = np.asarray(covariance, dtype=float)
+    p = len(covariance)
+    noise = np.broadcast_to(np.asarray(noise_variance, dtype=float), (p,))
+    variance = np.diag(covariance).copy()
+    remaining = np.ones(p, dtype=bool)
+    placed, left = [], []
+    explained = None
+    for _ in range(p):
+        scores = np.where(remaining, variance / noise, np.inf)
+        best = float(np.min(scores))
+        tied = np.flatnonzero(scores <= best + _TIE * abs(best))
+        if len(tied) > 1 and explained is None:
+            explained = _explained(covariance)
+        node = int(tied[0] if len(tied) == 1 else tied[np.argmax(explained[tied])])
+        placed.append(node)
+        remaining[node] = False
+        left.append(float(variance[node]))
+        for child in np.flatnonzero(candidates[node] & remaining):
+            given = np.flatnonzero(candidates[:, child] & ~remaining)
+            variance[child] = conditional_variance(covariance, int(child), list(given))
     return np.array(placed, dtype=np.int64), np.array(left)
 
 
@@ -191,7 +233,8 @@ def best_order(X: np.ndarray, noise_variance: np.ndarray | None = None, penalty:
 
 def searched_orders(X: np.ndarray, noise_variance: np.ndarray | None = None,
                     penalty: float = 1.0, n_starts: int | None = None, max_sweeps: int = 50,
-                    n_graphs: int = 1) -> list[np.ndarray]:
+                    n_graphs: int = 1, candidates: np.ndarray | None = None
+                    ) -> list[np.ndarray]:
     """Up to ``n_graphs`` orders ``(p,)`` of the columns of ``X (n, p)``, best first: the ends
     of best-insertion searches (``insertion_search``) under ``OrderScore`` (with
     ``noise_variance``) from ``n_starts`` orders (None: 8 up to ``MANY_STARTS_UP_TO``
@@ -202,12 +245,13 @@ def searched_orders(X: np.ndarray, noise_variance: np.ndarray | None = None,
     increasing share of their variance explained by all the others (the diagonal of the
     inverse correlation matrix), so the result depends on the data, not on the columns'
     order, their units or a seed. Beyond ``SEARCHED_UP_TO`` variables the first order is
-    returned unsearched."""
+    returned unsearched. With ``candidates (p, p)`` (bool, ``[j, k]``: ``j`` may parent
+    ``k``) the top-down order conditions each variable on its candidate parents only."""
     score = OrderScore(X, penalty, noise_variance)
     if n_starts is None:
         n_starts = 8 if len(score.matrix) <= MANY_STARTS_UP_TO else 2
     if score.known_variance:
-        first = top_down_order(score.matrix, np.ones(len(score.matrix)))
+        first = top_down_order(score.matrix, np.ones(len(score.matrix)), candidates)
     else:
         first = np.argsort(np.diag(np.linalg.pinv(score.matrix)), kind="stable")
     if len(score.matrix) > SEARCHED_UP_TO:
