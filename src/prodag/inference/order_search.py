@@ -80,14 +80,10 @@ def top_down(covariance: np.ndarray, noise_variance: np.ndarray,
     remaining = np.ones(len(residual), dtype=bool)
     placed, left = [], []
     scale = max(float(np.max(np.abs(np.diag(residual)))), np.finfo(float).tiny)
-    explained = None  # of the covariance, computed at the first tie
+    explained = None
     for _ in range(len(residual)):
         scores = np.where(remaining, np.diag(residual) / noise, np.inf)
-        best = float(np.min(scores))
-        tied = np.flatnonzero(scores <= best + _TIE * abs(best))
-        if len(tied) > 1 and explained is None:
-            explained = _explained(np.asarray(covariance, dtype=float))
-        node = int(tied[0] if len(tied) == 1 else tied[np.argmax(explained[tied])])
+        node, explained = _least(scores, covariance, explained)
         placed.append(node)
         remaining[node] = False
         pivot = residual[node, node]
@@ -111,11 +107,7 @@ def _top_down_on_candidates(covariance: np.ndarray, noise_variance: np.ndarray,
     explained = None
     for _ in range(p):
         scores = np.where(remaining, variance / noise, np.inf)
-        best = float(np.min(scores))
-        tied = np.flatnonzero(scores <= best + _TIE * abs(best))
-        if len(tied) > 1 and explained is None:
-            explained = _explained(covariance)
-        node = int(tied[0] if len(tied) == 1 else tied[np.argmax(explained[tied])])
+        node, explained = _least(scores, covariance, explained)
         placed.append(node)
         remaining[node] = False
         left.append(float(variance[node]))
@@ -123,6 +115,20 @@ def _top_down_on_candidates(covariance: np.ndarray, noise_variance: np.ndarray,
             given = np.flatnonzero(candidates[:, child] & ~remaining)
             variance[child] = conditional_variance(covariance, int(child), list(given))
     return np.array(placed, dtype=np.int64), np.array(left)
+
+
+def _least(scores: np.ndarray, covariance: np.ndarray,
+           explained: np.ndarray | None) -> tuple[int, np.ndarray | None]:
+    """The variable of least ``scores (p,)`` for the top-down rule, of several within
+    ``_TIE`` (relative) the most explained (``_explained`` of ``covariance``, computed at the
+    first tie and passed on as ``explained``): ``(node, explained)``."""
+    best = float(np.min(scores))
+    tied = np.flatnonzero(scores <= best + _TIE * abs(best))
+    if len(tied) == 1:
+        return int(tied[0]), explained
+    if explained is None:
+        explained = _explained(np.asarray(covariance, dtype=float))
+    return int(tied[np.argmax(explained[tied])]), explained
 
 
 def _explained(covariance: np.ndarray) -> np.ndarray:
