@@ -251,3 +251,47 @@ def test_with_fewer_rows_than_variables_the_true_parents_keep_the_top_down_order
     dense = reversed_edges(top_down_order(covariance, np.ones(60)))
     screened = reversed_edges(top_down_order(covariance, np.ones(60), truth | truth.T))
     assert screened < 0.7 * dense, (screened, dense)
+
+
+def test_on_candidates_a_variables_parents_are_chosen_among_its_candidate_predecessors():
+    data = simulate.dataset(p=9, s=12, n=80, seed=4)
+    rng = np.random.default_rng(1)
+    candidates = rng.random((9, 9)) < 0.5
+    np.fill_diagonal(candidates, False)
+    dense, screened = OrderScore(data.X, 1.0, np.ones(9)), OrderScore(data.X, 1.0, np.ones(9),
+                                                                    candidates)
+    for k in range(9):
+        for predecessors in rng.integers(0, 2 ** 9, size=6):
+            allowed = int(predecessors) & mask_of(np.flatnonzero(candidates[:, k]))
+            assert screened.node(k, int(predecessors)) == dense.node(k, allowed)
+
+
+def test_beyond_the_dense_search_the_search_runs_on_candidates(monkeypatch):
+    """Above ``SEARCHED_UP_TO`` variables the dense search returns its first order; on
+    candidates (up to ``SEARCHED_ON_CANDIDATES_UP_TO``) it searches: with the true neighbours
+    as candidates the top-down order puts a true edge backwards here, the searched one none."""
+    from prodag.inference import order_search
+
+    data = simulate.dataset(p=12, s=18, n=150, seed=5)
+    truth = data.adjacency != 0
+    candidates = truth | truth.T
+    X = data.X - data.X.mean(axis=0)
+    first = order_search.top_down_order(X.T @ X / len(X), np.ones(12), candidates)
+    monkeypatch.setattr(order_search, "SEARCHED_UP_TO", 10)
+    (unsearched,) = order_search.searched_orders(data.X, np.ones(12))
+    np.testing.assert_array_equal(
+        unsearched, order_search.top_down_order(X.T @ X / len(X), np.ones(12)))
+    (searched,) = order_search.searched_orders(data.X, np.ones(12), candidates=candidates)
+    score = OrderScore(data.X, 1.0, np.ones(12), candidates)
+    assert score.total(list(searched)) <= score.total(list(first))
+    def backwards(order):
+        place = np.empty(12, dtype=int)
+        place[order] = np.arange(12)
+        parents, children = np.nonzero(truth)
+        return int(np.sum(place[parents] > place[children]))
+
+    assert backwards(first) >= 1
+    assert backwards(searched) == 0
+    monkeypatch.setattr(order_search, "SEARCHED_ON_CANDIDATES_UP_TO", 11)
+    (beyond,) = order_search.searched_orders(data.X, np.ones(12), candidates=candidates)
+    np.testing.assert_array_equal(beyond, first)

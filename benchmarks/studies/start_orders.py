@@ -13,7 +13,7 @@ in it: a start whose order reverses an edge starts the fit in another basin of t
     PYTHONPATH=src python -m benchmarks.studies.start_orders --munin --datasets 0 1 2
     PYTHONPATH=src python -m benchmarks.studies.start_orders --p 100 --datasets 0 1 2
 
-Writes ``benchmarks/results/start_orders_<p or munin>.json``.
+Writes ``benchmarks/results/start_orders_<p or munin>_n<n>[_tag].json``.
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ def main() -> None:
     parser.add_argument("--munin", action="store_true", help="the MUNIN1 graph (p = 186)")
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--datasets", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--tag", default="", help="suffix of the result file's name")
     args = parser.parse_args()
     graph = "munin" if args.munin else args.p
     rows = []
@@ -82,7 +83,7 @@ def main() -> None:
     print(f"mean: top-down {mean['all']['top_down']:.1f} -> {mean['candidates']['top_down']:.1f}, "
           f"first searched {mean['all']['searched']:.1f} -> "
           f"{mean['candidates']['searched']:.1f}")
-    out = RESULTS_DIR / f"start_orders_{graph}_n{args.n}.json"
+    out = RESULTS_DIR / f"start_orders_{graph}_n{args.n}{'_' + args.tag if args.tag else ''}.json"
     out.write_text(json.dumps({"p": graph, "n": args.n, "mean": mean, "rows": rows}, indent=1))
     print(f"wrote {out}")
 

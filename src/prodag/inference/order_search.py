@@ -32,9 +32,14 @@ from prodag.config.starts import MANY_STARTS_UP_TO
 from prodag.inference.parent_selection import node_score
 
 SEARCHED_UP_TO = 100
-"""Largest number of variables whose orders ``searched_orders`` searches; beyond it, it returns
-its first order unsearched: a sweep's cost grows as about p⁴, so on larger graphs the search
-would take longer than the fit it starts."""
+"""Largest number of variables whose orders ``searched_orders`` searches with every predecessor
+a possible parent; beyond it, it returns its first order unsearched: a sweep's cost grows as
+about p⁴, so on larger graphs the search would take longer than the fit it starts."""
+SEARCHED_ON_CANDIDATES_UP_TO = 200
+"""Largest number of variables whose orders ``searched_orders`` searches on candidate parents
+(above ``SEARCHED_UP_TO``): each variable's parents are then chosen among its candidate
+predecessors, so a score depends on few of them and a search of MUNIN1's 186 variables takes
+seconds; at 500 and 1000 variables it has not been measured inside a fit."""
 _TIE = 1e-9
 """Scores closer than this (relative) are ties: rounding, e.g. of a change of units, must not
 decide between orders of equal score (members of one equivalence class)."""
@@ -159,11 +164,16 @@ class OrderScore:
     variances, the regressions on the covariance of the centred data scaled to unit noise
     (``S_jk / √(σ²_j σ²_k)``) and ``(n/2) RSS_k``, the Gaussian log-likelihood with that
     variance (the top-down rule's model: equal variances make the order identifiable).
+    ``candidates (p, p)`` (bool, ``[j, k]``: ``j`` may parent ``k``): each variable's parents
+    are chosen among its candidate predecessors only.
     """
 
     def __init__(self, X: np.ndarray, penalty: float = 1.0,
-                 noise_variance: np.ndarray | None = None):
+                 noise_variance: np.ndarray | None = None,
+                 candidates: np.ndarray | None = None):
         X = np.asarray(X, dtype=float)
+        self._allowed = (None if candidates is None else
+                         [mask_of(np.flatnonzero(column)) for column in np.asarray(candidates).T])
         self.known_variance = noise_variance is not None
         if self.known_variance:
             centred = X - X.mean(axis=0)
@@ -178,7 +188,9 @@ class OrderScore:
 
     def node(self, k: int, predecessors: int) -> tuple[float, tuple[int, ...]]:
         """``(BIC, parents)`` of variable ``k`` with its parents chosen by grow-shrink among
-        ``predecessors``, a bit mask (``mask_of``)."""
+        ``predecessors``, a bit mask (``mask_of``), that are candidate parents of ``k``."""
+        if self._allowed is not None:
+            predecessors &= self._allowed[k]
         key = (k, predecessors)
         found = self._cache.get(key)
         if found is None:
@@ -250,17 +262,21 @@ def searched_orders(X: np.ndarray, noise_variance: np.ndarray | None = None,
     top-down order when the noise variances are known; without them, the variables by
     increasing share of their variance explained by all the others (the diagonal of the
     inverse correlation matrix), so the result depends on the data, not on the columns'
-    order, their units or a seed. Beyond ``SEARCHED_UP_TO`` variables the first order is
-    returned unsearched. With ``candidates (p, p)`` (bool, ``[j, k]``: ``j`` may parent
-    ``k``) the top-down order conditions each variable on its candidate parents only."""
-    score = OrderScore(X, penalty, noise_variance)
+    order, their units or a seed. With ``candidates (p, p)`` (bool, ``[j, k]``: ``j`` may
+    parent ``k``) the top-down order conditions each variable on its candidate parents only.
+    Beyond ``SEARCHED_UP_TO`` variables the first order is returned unsearched, unless there
+    are candidates and at most ``SEARCHED_ON_CANDIDATES_UP_TO`` variables: the search then
+    chooses each variable's parents among its candidate predecessors (``OrderScore``)."""
+    p = np.shape(X)[1]
+    on_candidates = candidates is not None and SEARCHED_UP_TO < p <= SEARCHED_ON_CANDIDATES_UP_TO
+    score = OrderScore(X, penalty, noise_variance, candidates if on_candidates else None)
     if n_starts is None:
         n_starts = 8 if len(score.matrix) <= MANY_STARTS_UP_TO else 2
     if score.known_variance:
         first = top_down_order(score.matrix, np.ones(len(score.matrix)), candidates)
     else:
         first = np.argsort(np.diag(np.linalg.pinv(score.matrix)), kind="stable")
-    if len(score.matrix) > SEARCHED_UP_TO:
+    if p > SEARCHED_UP_TO and not on_candidates:
         return [np.asarray(first, dtype=np.int64)]
     shuffles = np.random.default_rng(0)
     starts = [first, first[::-1]] + [shuffles.permutation(first) for _ in range(n_starts - 2)]
