@@ -41,6 +41,27 @@ def test_kernel_options_match_the_jax_search():
         np.testing.assert_array_equal(found, expected)
 
 
+def test_without_the_back_to_front_start_the_kernel_matches_the_jax_search_and_costs_more():
+    """Without the back-to-front greedy start both searches keep the best of the other two;
+    since they drop one start of three, no order is cheaper than the three starts' and it is
+    the same order wherever that start did not win alone."""
+    rng = np.random.default_rng(3)
+    squared = jnp.asarray(rng.normal(size=(60, 20, 20)).astype(np.float32) ** 2)
+    expected = jax_search(squared, back_to_front=False)
+    found = np.asarray(positions_on_host(squared, 10, 1e-6, back_to_front=False))
+    np.testing.assert_array_equal(found, expected)
+    three = np.asarray(positions_on_host(squared, 10, 1e-6))
+
+    def cost(positions):  # in float64, so that two different orders never tie by rounding
+        backward = positions[:, :, None] > positions[:, None, :]
+        return 0.5 * np.where(backward, np.asarray(squared, np.float64), 0.0).sum(axis=(1, 2))
+
+    assert np.all(cost(three) <= cost(found))
+    differ = np.any(three != found, axis=1)
+    assert 0 < differ.sum() < len(differ)  # the start wins some draws, not all
+    assert np.all(cost(three)[differ] < cost(found)[differ])
+
+
 def test_kernel_under_vmap_sees_the_whole_batch_and_keeps_its_shape():
     rng = np.random.default_rng(1)
     squared = jnp.asarray(rng.normal(size=(3, 4, 12, 12)).astype(np.float32) ** 2)
@@ -58,3 +79,24 @@ def test_search_projection_runs_on_the_kernel_on_cpu_and_keeps_the_jax_answer():
     positions = jax_search(jnp.asarray(W ** 2))
     expected = np.where(np.asarray(forward_mask(jnp.asarray(positions))), W, 0.0)
     np.testing.assert_array_equal(np.asarray(project(W, method="search")), expected)
+
+
+@pytest.mark.parametrize("projection, p, expected", [
+    ("auto", 99, ()), ("auto", 100, (("back_to_front", False),)),
+    ("search", 150, (("back_to_front", False),)), ("path", 100, ())])
+def test_a_fit_searches_without_the_back_to_front_start_from_100_variables_on(projection, p,
+                                                                             expected):
+    """``prodag.config.spec.resolved_search``: the fit's spec carries the option from
+    ``ONE_GREEDY_START_FROM_P`` variables on where its projection searches, and its projector
+    is then ``project`` with that option."""
+    from prodag import ProDAG
+    from prodag.config.spec import resolve
+
+    config = resolve(ProDAG(projection=projection), None, p).config
+    assert config.search == expected
+    if p == 100 and projection == "auto":
+        W = np.random.default_rng(4).normal(size=(8, p, p)).astype(np.float32)
+        projected = np.asarray(config.projector()(jnp.asarray(W), jnp.inf))
+        np.testing.assert_array_equal(
+            projected, np.asarray(project(W, method="search", back_to_front=False)))
+        assert np.any(projected != np.asarray(project(W, method="search")))

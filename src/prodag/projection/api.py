@@ -34,7 +34,7 @@ cost polynomial in p."""
 
 _OPTIONS = {
     "exact": (),
-    "search": ("n_kicks", "n_rounds", "max_sweeps", "rel_tol"),
+    "search": ("n_kicks", "n_rounds", "max_sweeps", "rel_tol", "back_to_front"),
     "path": ("tol", "max_steps", "step_size", "threshold", "n_stages"),
 }
 
@@ -108,7 +108,8 @@ def _acyclic_support(W_tilde: jax.Array, method: str, options: tuple,
     elif uses_kernel(kwargs.get("n_kicks", 0)):
         support = allowed if allowed is None or required is None else allowed | required
         positions = positions_on_host(squared, kwargs.get("max_sweeps", MAX_SWEEPS),
-                                      kwargs.get("rel_tol", REL_TOL), support)
+                                      kwargs.get("rel_tol", REL_TOL), support,
+                                      kwargs.get("back_to_front", True))
     else:
         positions = jax.vmap(lambda a: search_positions(a, **kwargs))(squared)
     if required is not None:
@@ -170,7 +171,7 @@ def project(W_tilde, lam=jnp.inf, method: str = "auto", *, allowed=None, require
             ``allowed``): they stay forward in every order and are not shrunk by the ℓ1 step
             (an entry of ``W̃`` that is exactly 0 stays 0).
         **options: method options (``search``: ``n_kicks``, ``n_rounds``, ``max_sweeps``,
-            ``rel_tol``; ``path``: ``tol``, ``max_steps``, ``step_size``, ``threshold``,
+            ``rel_tol``, ``back_to_front``; ``path``: ``tol``, ``max_steps``, ``step_size``, ``threshold``,
             ``n_stages``).
 
     Returns:
@@ -227,7 +228,8 @@ def project_on_parents(w_tilde: jax.Array, lam, table: ParentTable, method: str 
             total = squared.sum(axis=(-2, -1), keepdims=True)
             squared = squared + jnp.where(required_slots, 1.0 + total, 0.0)
         positions = positions_on_parents(squared, slot_search(table), kwargs.get(
-            "max_sweeps", MAX_SWEEPS), kwargs.get("rel_tol", REL_TOL))
+            "max_sweeps", MAX_SWEEPS), kwargs.get("rel_tol", REL_TOL),
+            kwargs.get("back_to_front", True))
         if required is not None:
             positions = jax.vmap(constrained_positions, (0, None))(positions,
                                                                    jnp.asarray(required))

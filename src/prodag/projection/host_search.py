@@ -36,12 +36,12 @@ def on_lists(degree: np.ndarray) -> bool:
 
 
 def positions_on_host(squared: jax.Array, max_sweeps: int, rel_tol: float,
-                      support: jax.Array | None = None) -> jax.Array:
+                      support: jax.Array | None = None, back_to_front: bool = True) -> jax.Array:
     """``search_positions`` (no kicks) for ``squared (..., p, p)`` through the kernel: ``(..., p)``.
 
     ``support (p, p)`` (bool, optional): the entries that may be nonzero in every sample; where
     its nodes have few neighbours (``SPARSE_BELOW``) the search runs on the neighbour lists,
-    with the same result. A ``jax.pure_callback``: it works under ``jit`` and ``vmap`` (a
+    with the same result. ``back_to_front``: ``search_positions``'s option. A ``jax.pure_callback``: it works under ``jit`` and ``vmap`` (a
     vmapped call passes the whole batch at once), and carries no gradient (the order is a
     discrete choice).
     """
@@ -57,8 +57,9 @@ def positions_on_host(squared: jax.Array, max_sweeps: int, rel_tol: float,
             if on_lists(degree):
                 outgoing, incoming = on_neighbours(flat, neighbours, degree)
                 return search_positions_batch_sparse(outgoing, incoming, neighbours, degree,
-                                                     max_sweeps, rel_tol
+                                                     max_sweeps, rel_tol, back_to_front
                                                      ).reshape(batch.shape[:-1])
-        return search_positions_batch(flat, max_sweeps, rel_tol).reshape(batch.shape[:-1])
+        return search_positions_batch(flat, max_sweeps, rel_tol,
+                                      back_to_front).reshape(batch.shape[:-1])
 
     return jax.pure_callback(host, result, squared, support, vmap_method="expand_dims")

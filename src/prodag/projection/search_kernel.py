@@ -138,24 +138,30 @@ def repeats_an_earlier_start(starts, start):
 
 
 @_njit
-def _search_one(squared, max_sweeps, rel_tol, positions_out):
+def _search_one(squared, max_sweeps, rel_tol, back_to_front, positions_out):
     """``search_positions`` (no kicks) for one ``(p, p)`` sample, into ``positions_out``.
 
     A start equal to an earlier one is skipped: it would end in the same order, which does
-    not replace the earlier one (only a strictly lower cost does).
+    not replace the earlier one (only a strictly lower cost does). Without ``back_to_front``
+    the starts are the front-to-back greedy order and the net outflow's.
     """
     p = squared.shape[0]
     difference = squared - squared.T
     threshold = -rel_tol * squared.sum()
     starts = np.empty((3, p), np.int64)
-    _greedy(squared, False, starts[0])
-    _greedy(squared, True, starts[1])
-    starts[1] = starts[1][::-1].copy()
-    _net_outflow(squared, starts[2])
+    count = 0
+    _greedy(squared, False, starts[count])
+    count += 1
+    if back_to_front:
+        _greedy(squared, True, starts[count])
+        starts[count] = starts[count][::-1].copy()
+        count += 1
+    _net_outflow(squared, starts[count])
+    count += 1
     best = np.empty(p, np.int64)
     positions = np.empty(p, np.int64)
     best_cost = np.inf
-    for start in range(3):
+    for start in range(count):
         if repeats_an_earlier_start(starts, start):
             continue
         permutation = starts[start].copy()
@@ -168,7 +174,7 @@ def _search_one(squared, max_sweeps, rel_tol, positions_out):
         positions_out[best[place]] = place
 
 
-def _search_batch_on_slots(slots, rows, cols, valid, p, max_sweeps, rel_tol):
+def _search_batch_on_slots(slots, rows, cols, valid, p, max_sweeps, rel_tol, back_to_front):
     """Orders ``(B, p)`` int32 of samples whose squared weights sit in flat slots ``slots
     (B, S)``: ``_search_one`` of each sample's ``squared[rows[e], cols[e]] = slots[b,
     valid[e]]`` (zero elsewhere), the matrix made in the thread that searches it; the samples
@@ -179,7 +185,7 @@ def _search_batch_on_slots(slots, rows, cols, valid, p, max_sweeps, rel_tol):
         squared = np.zeros((p, p), slots.dtype)
         for e in range(valid.shape[0]):
             squared[rows[e], cols[e]] = slots[sample, valid[e]]
-        _search_one(squared, max_sweeps, rel_tol, positions[sample])
+        _search_one(squared, max_sweeps, rel_tol, back_to_front, positions[sample])
     return positions
 
 
@@ -188,7 +194,8 @@ search_positions_batch_on_slots = (
     if numba is not None else None)
 
 
-def search_positions_batch(squared: np.ndarray, max_sweeps: int, rel_tol: float) -> np.ndarray:
+def search_positions_batch(squared: np.ndarray, max_sweeps: int, rel_tol: float,
+                           back_to_front: bool = True) -> np.ndarray:
     """Orders ``(B, p)`` int32 (place of each node) for ``squared (B, p, p)``, zero diagonal;
     the samples are shared among the CPU's cores. The kernel of the slots with every entry a
     slot: one compiled kernel serves both (copying a sample costs ``O(p²)``, a sweep as
@@ -197,4 +204,4 @@ def search_positions_batch(squared: np.ndarray, max_sweeps: int, rel_tol: float)
     rows, cols = np.divmod(np.arange(p * p), p)
     return search_positions_batch_on_slots(
         np.ascontiguousarray(squared).reshape(batch, p * p), rows, cols, np.arange(p * p), p,
-        max_sweeps, rel_tol)
+        max_sweeps, rel_tol, back_to_front)

@@ -225,7 +225,7 @@ def _backward_mass_sparse(outgoing, neighbours, degree, permutation, positions, 
 
 @_njit
 def _search_one_sparse(outgoing, incoming, neighbours, degree, reverse, max_sweeps, rel_tol,
-                       positions_out):
+                       back_to_front, positions_out):
     """``_search_one`` for one sample's ``outgoing`` and ``incoming`` masses ``(p, D)``
     (``reverse``: ``reverse_index`` of the lists)."""
     p, width = outgoing.shape[0], neighbours.shape[1]
@@ -236,10 +236,15 @@ def _search_one_sparse(outgoing, incoming, neighbours, degree, reverse, max_swee
             total[0] += outgoing[v, i]
     threshold = -rel_tol * total[0]
     starts = np.empty((3, p), np.int64)
-    _greedy_sparse(outgoing, incoming, neighbours, degree, False, starts[0])
-    _greedy_sparse(outgoing, incoming, neighbours, degree, True, starts[1])
-    starts[1] = starts[1][::-1].copy()
-    _net_outflow_sparse(outgoing, incoming, degree, starts[2])
+    count = 0
+    _greedy_sparse(outgoing, incoming, neighbours, degree, False, starts[count])
+    count += 1
+    if back_to_front:
+        _greedy_sparse(outgoing, incoming, neighbours, degree, True, starts[count])
+        starts[count] = starts[count][::-1].copy()
+        count += 1
+    _net_outflow_sparse(outgoing, incoming, degree, starts[count])
+    count += 1
     values = np.empty(width, outgoing.dtype)
     best = np.empty(p, np.int64)
     positions = np.empty(p, np.int64)
@@ -247,7 +252,7 @@ def _search_one_sparse(outgoing, incoming, neighbours, degree, reverse, max_swee
     ranked = np.empty((p, width), np.int64)
     filled = np.empty(p, np.int64)
     best_cost = np.inf
-    for start in range(3):
+    for start in range(count):
         if repeats_an_earlier_start(starts, start):
             continue
         permutation = starts[start].copy()
@@ -264,7 +269,7 @@ def _search_one_sparse(outgoing, incoming, neighbours, degree, reverse, max_swee
 
 
 def _search_batch_on_slots(slots, outgoing_slot, incoming_slot, neighbours, degree,
-                           max_sweeps, rel_tol):
+                           max_sweeps, rel_tol, back_to_front):
     """Orders ``(B, p)`` int32 of samples whose squared weights sit in flat slots ``slots
     (B, S)``: ``_search_one_sparse`` of each sample, its masses gathered in the thread that
     searches it: ``outgoing[v, i] = slots[b, outgoing_slot[v, i]]`` (likewise ``incoming``;
@@ -283,7 +288,7 @@ def _search_batch_on_slots(slots, outgoing_slot, incoming_slot, neighbours, degr
                 if incoming_slot[v, i] < size:
                     incoming[v, i] = slots[sample, incoming_slot[v, i]]
         _search_one_sparse(outgoing, incoming, neighbours, degree, reverse, max_sweeps,
-                           rel_tol, positions[sample])
+                           rel_tol, back_to_front, positions[sample])
     return positions
 
 
@@ -294,7 +299,7 @@ search_positions_batch_on_slots = (
 
 def search_positions_batch_sparse(outgoing: np.ndarray, incoming: np.ndarray,
                                   neighbours: np.ndarray, degree: np.ndarray, max_sweeps: int,
-                                  rel_tol: float) -> np.ndarray:
+                                  rel_tol: float, back_to_front: bool = True) -> np.ndarray:
     """Orders ``(B, p)`` int32 of samples given by their ``outgoing`` and ``incoming``
     masses ``(B, p, D)`` over the neighbour lists: the slots kernel with the masses as its
     slots (one compiled kernel serves both)."""
@@ -303,7 +308,8 @@ def search_positions_batch_sparse(outgoing: np.ndarray, incoming: np.ndarray,
                             incoming.reshape(batch, p * width)], axis=1)
     own = np.arange(p * width).reshape(p, width)
     return search_positions_batch_on_slots(np.ascontiguousarray(slots), own, own + p * width,
-                                           neighbours, degree, max_sweeps, rel_tol)
+                                           neighbours, degree, max_sweeps, rel_tol,
+                                           back_to_front)
 
 
 def on_neighbours(squared: np.ndarray, neighbours: np.ndarray,
