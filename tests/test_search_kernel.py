@@ -80,23 +80,3 @@ def test_search_projection_runs_on_the_kernel_on_cpu_and_keeps_the_jax_answer():
     expected = np.where(np.asarray(forward_mask(jnp.asarray(positions))), W, 0.0)
     np.testing.assert_array_equal(np.asarray(project(W, method="search")), expected)
 
-
-@pytest.mark.parametrize("projection, p, expected", [
-    ("auto", 99, ()), ("auto", 100, (("back_to_front", False),)),
-    ("search", 150, (("back_to_front", False),)), ("path", 100, ())])
-def test_a_fit_searches_without_the_back_to_front_start_from_100_variables_on(projection, p,
-                                                                             expected):
-    """``prodag.config.spec.resolved_search``: the fit's spec carries the option from
-    ``ONE_GREEDY_START_FROM_P`` variables on where its projection searches, and its projector
-    is then ``project`` with that option."""
-    from prodag import ProDAG
-    from prodag.config.spec import resolve
-
-    config = resolve(ProDAG(projection=projection), None, p).config
-    assert config.search == expected
-    if p == 100 and projection == "auto":
-        W = np.random.default_rng(4).normal(size=(8, p, p)).astype(np.float32)
-        projected = np.asarray(config.projector()(jnp.asarray(W), jnp.inf))
-        np.testing.assert_array_equal(
-            projected, np.asarray(project(W, method="search", back_to_front=False)))
-        assert np.any(projected != np.asarray(project(W, method="search")))

@@ -24,7 +24,6 @@ from prodag.inputs import preprocessing
 from prodag.inputs.knowledge import Knowledge
 from prodag.models import StructuralEquationModel, make_model
 from prodag.projection import Projector, make_projector
-from prodag.projection.api import AUTO_EXACT_MAX_NODES
 
 
 @dataclass(frozen=True)
@@ -42,19 +41,17 @@ class ModelConfig:
     prune: float = 0.0
     knowledge: Knowledge | None = None
     likelihood: str = "gaussian"
-    search: tuple = ()
-    """The order search's options, ``(name, value)`` pairs (``resolved_search``)."""
 
     @classmethod
     def create(cls, sem: str, hidden_units: int, hidden_layers: int, activation: str,
                bias: bool, projection: str, prune: float, knowledge: Knowledge | None = None,
-               likelihood: str = "gaussian", search: tuple = ()) -> "ModelConfig":
+               likelihood: str = "gaussian") -> "ModelConfig":
         """A configuration with the network options dropped for the other SEMs."""
         if sem != "mlp":
             return cls(sem, projection=projection, prune=float(prune), knowledge=knowledge,
-                       likelihood=likelihood, search=search)
+                       likelihood=likelihood)
         return cls(sem, int(hidden_units), int(hidden_layers), activation, bool(bias),
-                   projection, float(prune), knowledge, likelihood, search)
+                   projection, float(prune), knowledge, likelihood)
 
     def model(self) -> StructuralEquationModel:
         if self.sem != "mlp":
@@ -66,7 +63,7 @@ class ModelConfig:
                           bias=self.bias, likelihood=self.likelihood)
 
     def projector(self) -> Projector:
-        return make_projector(self.projection, self.prune, self.knowledge, **dict(self.search))
+        return make_projector(self.projection, self.prune, self.knowledge)
 
 
 @dataclass(frozen=True)
@@ -141,8 +138,7 @@ def resolve(settings, knowledge: Knowledge | None, p: int) -> FitSpec:
     noise_model = resolved_noise_model(settings)
     config = ModelConfig.create(settings.sem, network.hidden_units, network.hidden_layers,
                                 network.activation, network.bias, settings.projection,
-                                settings.prune, knowledge, settings.likelihood,
-                                resolved_search(settings.projection, p))
+                                settings.prune, knowledge, settings.likelihood)
     lam = settings.lam if settings.lam == "auto" else float(settings.lam)
     training = parameters.training_options(settings)
     return FitSpec(config, optimiser_options(settings, p), float(training.prior_mean),
@@ -224,22 +220,6 @@ def resolved_init(settings) -> str:
     """``training.init`` with ``"auto"`` resolved: the data start but for the MLP."""
     init = parameters.training_options(settings).init
     return ("prior" if settings.sem == "mlp" else "data") if init == "auto" else init
-
-
-ONE_GREEDY_START_FROM_P = 100
-"""Variables from which a fit's order search starts from the front-to-back greedy order and
-the net outflow's alone, without the back-to-front greedy order (``search_positions``'s
-``back_to_front``): over ten p = 100 datasets the fits took 12.6 s less (105.5 → 92.9 s)
-and scored the same (``docs/findings.md``)."""
-
-
-def resolved_search(projection: str, p: int) -> tuple:
-    """The order search's options of a fit with ``projection`` on ``p`` variables:
-    ``(("back_to_front", False),)`` where the projection is the search (``"search"``, or
-    ``"auto"`` above ``AUTO_EXACT_MAX_NODES``) from ``ONE_GREEDY_START_FROM_P`` variables on;
-    none otherwise."""
-    searches = projection == "search" or (projection == "auto" and p > AUTO_EXACT_MAX_NODES)
-    return (("back_to_front", False),) if searches and p >= ONE_GREEDY_START_FROM_P else ()
 
 
 SPARSE_SELECTION_FROM_P = 100

@@ -174,9 +174,8 @@ def search_positions(squared: jax.Array, n_kicks: int = 0, n_rounds: int = 1,
         max_sweeps: cap on sweeps over all nodes per local search (a sweep is O(p²)).
         rel_tol: a move must lower the backward mass by more than ``rel_tol · ΣA``.
         back_to_front: start from the back-to-front greedy order too. Without it the search
-            costs about a third less, and its order is the same in about 70 % of draws and
-            carries 0.03 % of the total mass more otherwise (draws of a p = 100 fit;
-            ``docs/findings.md``).
+            costs about a third less and changed a quarter of a p = 100 fit's orders; the fits
+            keep it: at n = 1000 they scored worse without it (``docs/findings.md``).
 
     Returns:
         ``positions (p,)`` int32.
