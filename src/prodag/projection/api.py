@@ -171,8 +171,8 @@ def project(W_tilde, lam=jnp.inf, method: str = "auto", *, allowed=None, require
             ``allowed``): they stay forward in every order and are not shrunk by the ℓ1 step
             (an entry of ``W̃`` that is exactly 0 stays 0).
         **options: method options (``search``: ``n_kicks``, ``n_rounds``, ``max_sweeps``,
-            ``rel_tol``, ``back_to_front``; ``path``: ``tol``, ``max_steps``, ``step_size``, ``threshold``,
-            ``n_stages``).
+            ``rel_tol``, ``back_to_front``; ``path``: ``tol``, ``max_steps``, ``step_size``,
+            ``threshold``, ``n_stages``).
 
     Returns:
         ``W`` with the shape and dtype of ``W_tilde``: every slice an exact DAG (zero diagonal,

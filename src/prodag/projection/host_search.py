@@ -41,9 +41,9 @@ def positions_on_host(squared: jax.Array, max_sweeps: int, rel_tol: float,
 
     ``support (p, p)`` (bool, optional): the entries that may be nonzero in every sample; where
     its nodes have few neighbours (``SPARSE_BELOW``) the search runs on the neighbour lists,
-    with the same result. ``back_to_front``: ``search_positions``'s option. A ``jax.pure_callback``: it works under ``jit`` and ``vmap`` (a
-    vmapped call passes the whole batch at once), and carries no gradient (the order is a
-    discrete choice).
+    with the same result. ``back_to_front``: ``search_positions``'s option. A
+    ``jax.pure_callback``: it works under ``jit`` and ``vmap`` (a vmapped call passes the whole
+    batch at once), and carries no gradient (the order is a discrete choice).
     """
     p = squared.shape[-1]
     squared = squared * (1 - jnp.eye(p, dtype=squared.dtype))
