@@ -33,7 +33,7 @@ def place_least(incoming, placed, permutation, place):
 
 
 @_njit
-def _greedy(squared, transposed, permutation):
+def greedy_order(squared, transposed, permutation):
     """Front-to-back greedy order of ``squared`` (of its transpose if ``transposed``)."""
     p = squared.shape[0]
     incoming = np.zeros(p, squared.dtype)
@@ -48,7 +48,7 @@ def _greedy(squared, transposed, permutation):
 
 
 @_njit
-def _net_outflow(squared, permutation):
+def net_outflow_order(squared, permutation):
     """Nodes sorted (stably) by ``Σ in − Σ out`` of squared mass."""
     p = squared.shape[0]
     net = np.zeros(p, squared.dtype)
@@ -120,7 +120,9 @@ def move_node(permutation, positions, node, place, target):
 
 
 @_njit
-def _backward_mass(squared, permutation):
+def order_backward_mass(squared, permutation):
+    """``½ Σ`` of ``squared`` over the pairs that ``permutation`` (node at each place) puts
+    backwards: the objective of the order."""
     p = squared.shape[0]
     total = 0.0
     for later in range(p):
@@ -150,13 +152,13 @@ def _search_one(squared, max_sweeps, rel_tol, back_to_front, positions_out):
     threshold = -rel_tol * squared.sum()
     starts = np.empty((3, p), np.int64)
     count = 0
-    _greedy(squared, False, starts[count])
+    greedy_order(squared, False, starts[count])
     count += 1
     if back_to_front:
-        _greedy(squared, True, starts[count])
+        greedy_order(squared, True, starts[count])
         starts[count] = starts[count][::-1].copy()
         count += 1
-    _net_outflow(squared, starts[count])
+    net_outflow_order(squared, starts[count])
     count += 1
     best = np.empty(p, np.int64)
     positions = np.empty(p, np.int64)
@@ -166,7 +168,7 @@ def _search_one(squared, max_sweeps, rel_tol, back_to_front, positions_out):
             continue
         permutation = starts[start].copy()
         _improve(difference, permutation, positions, max_sweeps, threshold)
-        cost = _backward_mass(squared, permutation)
+        cost = order_backward_mass(squared, permutation)
         if cost < best_cost:
             best_cost = cost
             best[:] = permutation

@@ -75,7 +75,7 @@ def _sift_down(heap, where, incoming, index, size):
 
 @_njit
 def _greedy_sparse(outgoing, incoming_mass, neighbours, degree, transposed, permutation):
-    """``_greedy`` over the neighbour lists, the unplaced nodes in a binary heap: each place
+    """``greedy_order`` over the neighbour lists, the unplaced nodes in a binary heap: each place
     takes the heap's first node, the same as ``place_least``'s scan (least mass, then lowest
     index), and a neighbour whose mass falls moves up. ``O((p + p · D) log p)`` instead of
     the scan's ``O(p²)``; the masses are the same sums in the same order."""
@@ -104,7 +104,7 @@ def _greedy_sparse(outgoing, incoming_mass, neighbours, degree, transposed, perm
 
 @_njit
 def _net_outflow_sparse(outgoing, incoming, degree, permutation):
-    """``_net_outflow`` over the neighbour lists."""
+    """``net_outflow_order`` over the neighbour lists."""
     p = outgoing.shape[0]
     net = np.zeros(p, outgoing.dtype)
     for v in range(p):
@@ -209,7 +209,7 @@ def _improve_sparse(difference, neighbours, degree, permutation, positions, max_
 @_njit
 def _backward_mass_sparse(outgoing, neighbours, degree, permutation, positions, ranked,
                           places, values):
-    """``_backward_mass``: each node's earlier neighbours in the order of their places."""
+    """``order_backward_mass``: each node's earlier neighbours in the order of their places."""
     p = outgoing.shape[0]
     for place in range(p):
         positions[permutation[place]] = place
