@@ -92,49 +92,6 @@ def fit_and_capture(p: int, n: int, dataset: int, every: int) -> tuple[dict, np.
 
 
 @numba.njit(cache=False)
-def _sweeps_counted(difference, permutation, positions, max_sweeps, threshold):
-    """``search_kernel._improve`` with its sweeps, visits and moves counted."""
-    p = difference.shape[0]
-    stale = np.ones(p, np.bool_)
-    sweeps = visits = moves = 0
-    for _ in range(max_sweeps):
-        sweeps += 1
-        for place in range(p):
-            positions[permutation[place]] = place
-        improved = False
-        for node in range(p):
-            if not stale[node]:
-                continue
-            visits += 1
-            stale[node] = False
-            place = positions[node]
-            row = difference[node]
-            prefix, best, target = 0.0, np.inf, place
-            for u in range(place):
-                if prefix < best:
-                    best, target = prefix, u
-                prefix += row[permutation[u]]
-            at_place = prefix
-            if prefix < best:
-                best, target = prefix, place
-            for u in range(place + 1, p):
-                prefix += row[permutation[u]]
-                if prefix < best:
-                    best, target = prefix, u
-            if not best - at_place < threshold:
-                continue
-            improved = True
-            moves += 1
-            search_kernel.move_node(permutation, positions, node, place, target)
-            for v in range(p):
-                if row[v] != 0:
-                    stale[v] = True
-        if not improved:
-            break
-    return sweeps, visits, moves
-
-
-@numba.njit(cache=False)
 def _starts(squared):
     batch, p = squared.shape[0], squared.shape[1]
     starts = np.empty((batch, 3, p), np.int64)
@@ -156,8 +113,8 @@ def _sweeps(squared, starts, max_sweeps, rel_tol):
         difference = squared[b] - squared[b].T
         threshold = -rel_tol * squared[b].sum()
         for s in range(3):
-            sweeps, visits, moves = _sweeps_counted(difference, ends[b, s], positions,
-                                                    max_sweeps, threshold)
+            sweeps, visits, moves = search_kernel.insertion_sweeps(
+                difference, ends[b, s], positions, max_sweeps, threshold)
             counted[b, s, 0], counted[b, s, 1], counted[b, s, 2] = sweeps, visits, moves
     return ends, counted
 

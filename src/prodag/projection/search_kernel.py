@@ -59,8 +59,9 @@ def net_outflow_order(squared, permutation):
 
 
 @_njit
-def _improve(difference, permutation, positions, max_sweeps, threshold):
-    """Insertion sweeps on ``permutation`` in place (``search.improve_by_insertion``).
+def insertion_sweeps(difference, permutation, positions, max_sweeps, threshold):
+    """Insertion sweeps on ``permutation`` in place (``search.improve_by_insertion``); returns
+    the work done, ``(sweeps, node visits, moves)``.
 
     Moving the visited node from ``place`` to ``t`` changes the backward mass by
     ``S[t] − S[place]`` (``t < place``) or ``S[t + 1] − S[place]`` (``t > place``), with
@@ -74,13 +75,16 @@ def _improve(difference, permutation, positions, max_sweeps, threshold):
     """
     p = difference.shape[0]
     stale = np.ones(p, np.bool_)
+    sweeps = visits = moves = 0
     for _ in range(max_sweeps):
+        sweeps += 1
         for place in range(p):
             positions[permutation[place]] = place
         improved = False
         for node in range(p):
             if not stale[node]:
                 continue
+            visits += 1
             stale[node] = False
             place = positions[node]
             row = difference[node]
@@ -99,12 +103,14 @@ def _improve(difference, permutation, positions, max_sweeps, threshold):
             if not best - at_place < threshold:
                 continue
             improved = True
+            moves += 1
             move_node(permutation, positions, node, place, target)
             for v in range(p):
                 if row[v] != 0:
                     stale[v] = True
         if not improved:
-            return
+            break
+    return sweeps, visits, moves
 
 
 @_njit
@@ -167,7 +173,7 @@ def _search_one(squared, max_sweeps, rel_tol, back_to_front, positions_out):
         if repeats_an_earlier_start(starts, start):
             continue
         permutation = starts[start].copy()
-        _improve(difference, permutation, positions, max_sweeps, threshold)
+        insertion_sweeps(difference, permutation, positions, max_sweeps, threshold)
         cost = order_backward_mass(squared, permutation)
         if cost < best_cost:
             best_cost = cost

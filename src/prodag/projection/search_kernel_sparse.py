@@ -161,7 +161,8 @@ def _by_place(node, neighbours, degree, positions, values, ranked, places, sorte
 @_njit
 def _improve_sparse(difference, neighbours, degree, permutation, positions, max_sweeps,
                     threshold, ranked, places, values):
-    """``_improve`` with ``difference[v, i]`` the entry of ``v``'s ``i``-th neighbour.
+    """``search_kernel.insertion_sweeps`` with ``difference[v, i]`` the entry of ``v``'s
+    ``i``-th neighbour.
 
     A node's best insertion depends only on the order of the node and its neighbours, so a
     node that found no better place stays where it is until it or a neighbour moves: a sweep
