@@ -13,3 +13,12 @@ def test_every_result_file_is_in_the_index():
     missing = [name for name in files
                if f"`{name}`" not in index and f"`{Path(name).name}`" not in index]
     assert not missing, f"add these to benchmarks/results/INDEX.md: {missing}"
+
+
+def test_every_study_is_listed_in_the_benchmarks_readme():
+    studies = RESULTS.parent / "studies"
+    readme = (RESULTS.parent / "README.md").read_text()
+    names = [path.stem for path in studies.glob("*.py") if path.stem != "__init__"]
+    assert len(names) > 20
+    missing = [name for name in names if f"| `{name}` |" not in readme]
+    assert not missing, f"add these to the studies table of benchmarks/README.md: {missing}"
