@@ -338,6 +338,29 @@ def test_the_default_refinement_is_in_proportion_to_the_linear_fit(sem, p, optio
     assert resolved_refine_steps(settings, p) == steps
 
 
+def test_on_candidate_parents_the_default_refinement_follows_a_draws_width(
+        library_refinement_cap, monkeypatch):
+    """A step's arithmetic is about ``draws · p · width``: on candidate parents a draw holds
+    the slots' width a variable instead of ``p``, so the default refines by more steps, in
+    proportion (375 · (20 / p) · (20 / width)); the dense model is the case width = p."""
+    from prodag.config.spec import resolve, resolved_refine_steps
+
+    monkeypatch.setattr(spec, "MAX_AUTO_REFINE_STEPS", library_refinement_cap)
+    settings = ProDAG()
+    assert resolved_refine_steps(settings, 100, 100) == resolved_refine_steps(settings, 100) == 15
+    assert resolved_refine_steps(settings, 100, 25) == 60
+    assert resolved_refine_steps(settings, 20, 10) == 750
+    assert resolved_refine_steps(settings, 1000, 40) == spec.MIN_AUTO_REFINE_STEPS
+    assert resolved_refine_steps(ProDAG(training=TrainingOptions(refine_steps=7)), 100, 25) == 7
+    # resolved from the fit's knowledge: the most candidates of any variable
+    p = 100
+    nearest = tuple(tuple(sorted((k + d) % p for d in range(1, 26 if k else 21)))
+                    for k in range(p))
+    assert resolve(settings, Knowledge(p, candidates=nearest), p).refine_steps == 60
+    assert resolve(settings, Knowledge(p, forbidden=((0, 1),)), p).refine_steps == 15
+    assert resolve(settings, None, p).refine_steps == 15
+
+
 def test_a_default_fit_says_how_it_refined_and_keeps_that_through_a_round_trip(three_nodes,
                                                                                  tmp_path):
     """A three-node fit refines by its default steps and says so. (The suite caps the default

@@ -83,9 +83,11 @@ class TrainingOptions:
         those draws. 0: none (the mixture itself). With ``bootstrap``, each draw moves
         towards the posterior given its own chain's resample (a refined bagged posterior).
         ``None``: a cost in proportion to the fit's (``prodag.config.spec``): for the linear
-        SEM ``375 · (20 / p)²`` steps, at most 6000 (p ≤ 5; 375 at p = 20, 1500 at p = 10)
-        and at least 10 (p ≥ 122); none for the additive SEM, the MLP
-        and ``sampler="smc"``. ``diagnostics_["refinement"]`` of the fitted estimator says
+        SEM ``375 · (20 / p) · (20 / K)`` steps, with ``K = p`` for the dense model and the
+        most candidate parents of any variable on candidate parents (a step's arithmetic is
+        about ``draws · p · K``), at most 6000 (p ≤ 5; 375 at p = 20, 1500 at p = 10) and at
+        least 10 (dense p = 100: 15; screened p = 100, K ≈ 29: about 50); none for the
+        additive SEM, the MLP and ``sampler="smc"``. ``diagnostics_["refinement"]`` of the fitted estimator says
         how many steps ran and what one cost.
     sampler : {"mixture", "smc"}
         The posterior: the fits' mixture (see refine_steps) or tempered SMC

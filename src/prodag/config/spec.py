@@ -148,10 +148,19 @@ def resolve(settings, knowledge: Knowledge | None, p: int) -> FitSpec:
                    resolved_init(settings) == "data",
                    resolved_restarts(settings, p, knowledge is not None
                                      and knowledge.candidates is not None),
-                   resolved_refine_steps(settings, p), training.refine_steps is not None,
+                   resolved_refine_steps(settings, p, slot_width(knowledge)),
+                   training.refine_steps is not None,
                    int(settings.n_chains),
                    bool(settings.bootstrap), bool(settings.standardize),
                    float(settings.prior_std), jax.dtypes.canonicalize_dtype(np.float64))
+
+
+def slot_width(knowledge: Knowledge | None) -> int | None:
+    """The most candidate parents of any variable (the width of a draw on the candidate
+    slots, ``prodag.projection.parents.ParentTable``), or None without candidate parents."""
+    if knowledge is None or knowledge.candidates is None:
+        return None
+    return max(1, max(len(parents) for parents in knowledge.candidates))
 
 
 def optimiser_options(settings, p: int) -> OptimiserOptions:
@@ -253,17 +262,21 @@ def resolved_restarts(settings, p: int, screened: bool = False) -> int:
         1 + n_searched_graphs(p))
 
 
-def resolved_refine_steps(settings, p: int) -> int:
-    """``training.refine_steps`` with ``None`` resolved for ``p`` variables: for the linear
-    SEM's mixture, ``AUTO_REFINE_STEPS · (AUTO_REFINE_P / p)²`` (a step's arithmetic, about
-    ``draws · p²``, in proportion to the p = 20 default's), between ``MIN_AUTO_REFINE_STEPS``
-    and ``MAX_AUTO_REFINE_STEPS``; 0 for the other SEMs and for ``sampler="smc"``."""
+def resolved_refine_steps(settings, p: int, width: int | None = None) -> int:
+    """``training.refine_steps`` with ``None`` resolved for ``p`` variables whose draws hold
+    ``width`` entries a variable (``p``, the default: the dense model; on candidate parents the
+    slots' width, the most candidates of any variable): for the linear SEM's mixture,
+    ``AUTO_REFINE_STEPS · (AUTO_REFINE_P / p) · (AUTO_REFINE_P / width)`` (a step's arithmetic,
+    about ``draws · p · width``, in proportion to the p = 20 default's), between
+    ``MIN_AUTO_REFINE_STEPS`` and ``MAX_AUTO_REFINE_STEPS``; 0 for the other SEMs and for
+    ``sampler="smc"``."""
     training = parameters.training_options(settings)
     if training.refine_steps is not None:
         return int(training.refine_steps)
     if settings.sem != "linear" or training.sampler != "mixture":
         return 0
-    steps = int(AUTO_REFINE_STEPS * (AUTO_REFINE_P / p) ** 2)
+    width = p if width is None else width
+    steps = int(AUTO_REFINE_STEPS * (AUTO_REFINE_P / p) * (AUTO_REFINE_P / width))
     return min(MAX_AUTO_REFINE_STEPS, max(MIN_AUTO_REFINE_STEPS, steps))
 
 
