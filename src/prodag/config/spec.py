@@ -194,8 +194,9 @@ of the steps more for the jumps between fits (``moves.JUMP_PROBABILITY``), which
 moves within a mode cost accuracy on the exact-posterior benchmark (docs/findings.md)."""
 AUTO_REFINE_P = 20
 MIN_AUTO_REFINE_STEPS = 10
-"""The fewest steps a default linear fit refines by (reached at p = 122): above it, every
-draw still makes a few moves and jumps by the model's own ratio, whatever p."""
+"""The fewest steps a default linear fit refines by (the dense model reaches it at p = 122,
+candidate parents with K = 16 at about p = 500): above it, every draw still makes a few moves
+and jumps by the model's own ratio, whatever p."""
 MAX_AUTO_REFINE_STEPS = 6000
 """The most steps a default linear fit refines by (p ≤ 5): below ``AUTO_REFINE_P`` the steps
 grow as a step's arithmetic shrinks, up to what the exact-posterior benchmark asked for with a
