@@ -87,8 +87,8 @@ class TrainingOptions:
         most candidate parents of any variable on candidate parents (a step's arithmetic is
         about ``draws · p · K``), at most 6000 (p ≤ 5; 375 at p = 20, 1500 at p = 10) and at
         least 10 (dense p = 100: 15; screened p = 100, K ≈ 29: about 50); none for the
-        additive SEM, the MLP and ``sampler="smc"``. ``diagnostics_["refinement"]`` of the fitted estimator says
-        how many steps ran and what one cost.
+        additive SEM, the MLP and ``sampler="smc"``. ``diagnostics_["refinement"]`` of the
+        fitted estimator says how many steps ran and what one cost.
     sampler : {"mixture", "smc"}
         The posterior: the fits' mixture (see refine_steps) or tempered SMC
         (``prodag.inference.smc``).

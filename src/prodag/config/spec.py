@@ -24,6 +24,7 @@ from prodag.inputs import preprocessing
 from prodag.inputs.knowledge import Knowledge
 from prodag.models import StructuralEquationModel, make_model
 from prodag.projection import Projector, make_projector
+from prodag.projection.parents import ParentTable
 
 
 @dataclass(frozen=True)
@@ -157,10 +158,10 @@ def resolve(settings, knowledge: Knowledge | None, p: int) -> FitSpec:
 
 def slot_width(knowledge: Knowledge | None) -> int | None:
     """The most candidate parents of any variable (the width of a draw on the candidate
-    slots, ``prodag.projection.parents.ParentTable``), or None without candidate parents."""
+    slots, ``ParentTable``), or None without candidate parents."""
     if knowledge is None or knowledge.candidates is None:
         return None
-    return max(1, max(len(parents) for parents in knowledge.candidates))
+    return ParentTable.from_lists(knowledge.candidates).parents.shape[1]
 
 
 def optimiser_options(settings, p: int) -> OptimiserOptions:
