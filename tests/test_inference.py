@@ -277,6 +277,43 @@ def test_stopped_members_leave_the_batch_and_each_fit_stays_its_own(data, batch_
 
 
 
+def test_the_batch_copies_match_jnp_and_compile_nothing():
+    """``stack``, ``pad_members`` and ``take_members`` give what the ``jnp`` operations give
+    (values, dtypes, pytree) and compile no XLA program for shapes not seen before."""
+    from jax import monitoring
+
+    from prodag.inference.kernels import pad_members, stack, take_members
+
+    rng = np.random.default_rng(0)
+    trees = [{"W": jnp.asarray(rng.standard_normal((3, 5)), jnp.float32),
+              "n": jnp.asarray(i, jnp.int32)} for i in range(7)]
+    compiled = []
+
+    def listener(event, seconds, **_):
+        if event.endswith("backend_compile_duration"):
+            compiled.append(event)
+
+    monitoring.register_event_duration_secs_listener(listener)
+    try:
+        stacked = stack(trees)
+        padded = pad_members(stacked, 3)
+        taken = take_members(padded, np.array([9, 0, 4]))
+        by_the_copies = len(compiled)
+        jnp.stack([jnp.ones((2, 11))] * 3)  # a shape not seen before: the listener hears it
+    finally:
+        monitoring.unregister_event_duration_listener(listener)
+    assert by_the_copies == 0 and len(compiled) > 0
+    expected = jax.tree.map(lambda *leaves: jnp.stack(leaves), *trees)
+    for got, want in ((stacked, expected),
+                      (padded, jax.tree.map(lambda x: jnp.concatenate([x, x[-1:], x[-1:],
+                                                                      x[-1:]]), expected)),
+                      (taken, jax.tree.map(lambda x: x[jnp.array([6, 0, 4])], expected))):
+        assert jax.tree.structure(got) == jax.tree.structure(want)
+        for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
+            assert isinstance(a, jax.Array) and a.dtype == b.dtype
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
 def test_how_often_the_host_looks_changes_no_member_of_a_shrinking_batch(
         data, monkeypatch, batch_engine, batch_engine_each_epoch):
     """Members leave the batch only at fixed epochs (``COMPACT_EVERY``), so the batches each

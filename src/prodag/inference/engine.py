@@ -28,7 +28,7 @@ import numpy as np
 from prodag.models import variational
 from prodag.config.spec import OptimiserOptions
 from prodag.inference.kernels import (Members, Params, VariationalKernels, compacted_size,
-                                      pad_members, running, stack)
+                                      pad_members, running, stack, take_members)
 from prodag.models.base import StructuralEquationModel
 from prodag.progress import Progress
 from prodag.streams import SCORE_STREAM
@@ -287,11 +287,11 @@ class VariationalInference:
                 # their compilations are reused
                 keep = np.concatenate([np.flatnonzero(still),
                                        np.flatnonzero(~still)[:size - int(still.sum())]])
-                state, batch = jax.tree.map(lambda x: x[keep], (state, batch))
+                state, batch = take_members((state, batch), keep)
                 member_at = member_at[keep]
         params = [finished[m][0] for m in range(n_members)]
         score_keys = jax.vmap(lambda key: jax.random.fold_in(key, SCORE_STREAM))(keys)
-        members = jax.tree.map(lambda x: x[:n_members], members)
+        members = take_members(members, np.arange(n_members))
         objectives = self.negative_elbos(params, score_keys[:n_members], members, data)
         return [FitResult(params[m], finished[m][1], float(objectives[m]))
                 for m in range(n_members)]

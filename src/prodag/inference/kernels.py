@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 from jax import lax
 
@@ -217,14 +218,30 @@ def compacted_size(n_running: int, batch_size: int) -> int:
 
 def pad_members(tree: Any, padding: int) -> Any:
     """``tree`` (every leaf with the leading member axis) with ``padding`` copies of its last
-    member appended."""
-    return jax.tree.map(lambda x: jnp.concatenate([x, jnp.repeat(x[-1:], padding, axis=0)]),
-                        tree)
+    member appended (copied on the host, ``on_device``)."""
+    return jax.tree.map(
+        lambda x: on_device(np.concatenate([np.asarray(x), np.repeat(np.asarray(x)[-1:],
+                                                                     padding, axis=0)])), tree)
 
 
 def stack(trees: list) -> Any:
-    """Pytrees of equal structure stacked along a new leading axis."""
-    return jax.tree.map(lambda *leaves: jnp.stack([jnp.asarray(x) for x in leaves]), *trees)
+    """Pytrees of equal structure stacked along a new leading axis (on the host,
+    ``on_device``)."""
+    return jax.tree.map(lambda *leaves: on_device(np.stack([np.asarray(x) for x in leaves])),
+                        *trees)
+
+
+def take_members(tree: Any, index: np.ndarray) -> Any:
+    """``tree`` (every leaf with the leading member axis) at the members ``index (m,)``, in
+    that order (gathered on the host, ``on_device``)."""
+    return jax.tree.map(lambda x: on_device(np.asarray(x)[index]), tree)
+
+
+def on_device(array: np.ndarray) -> jax.Array:
+    """A host array placed on the default device as it is. The copies above are made with
+    NumPy, not ``jnp``: an eager ``jnp`` operation compiles an XLA program for every new
+    shape, and a fit meets many (each batch size of each stage), where a copy costs little."""
+    return jax.device_put(array)
 
 
 def select(mask: jax.Array, new: Any, old: Any) -> Any:
