@@ -219,9 +219,11 @@ def compacted_size(n_running: int, batch_size: int) -> int:
 def pad_members(tree: Any, padding: int) -> Any:
     """``tree`` (every leaf with the leading member axis) with ``padding`` copies of its last
     member appended (copied on the host, ``on_device``)."""
-    return jax.tree.map(
-        lambda x: on_device(np.concatenate([np.asarray(x), np.repeat(np.asarray(x)[-1:],
-                                                                     padding, axis=0)])), tree)
+    def pad(leaf):
+        host = np.asarray(leaf)
+        return on_device(np.concatenate([host, np.repeat(host[-1:], padding, axis=0)]))
+
+    return jax.tree.map(pad, tree)
 
 
 def stack(trees: list) -> Any:
