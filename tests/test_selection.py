@@ -15,7 +15,7 @@ class Fit:
         self.lam, self.restarts, self.objective = lam, tuple(restarts), objective
 
 
-def _path(objective_of, n_restarts, n_lambdas=5, refit=None, n_chains=1):
+def _path(objective_of, n_restarts, n_lambdas=5, refit=None, n_chains=1, narrow=None):
     """Run ``select_lambda`` with fits whose objective is ``objective_of(lam, restart)``;
     returns chain 0's selection and every batch of chain 0's fits as ``(lam, restarts)``
     (the starts of one radius grouped, in order)."""
@@ -39,7 +39,7 @@ def _path(objective_of, n_restarts, n_lambdas=5, refit=None, n_chains=1):
     chosen = radius_selection.select_lambda(
         fit_members, lambda chain, result, key: 10.0,
         lambda chain, result, lam, key: -result.objective,
-        n_lambdas, "elbo", keys, n_restarts, refit)
+        n_lambdas, "elbo", keys, n_restarts, refit, narrow)
     assert len(chosen) == n_chains
     return chosen[0], [(lam, restarts) for lam, restarts, _ in calls], batches
 
@@ -127,6 +127,61 @@ def test_every_stage_of_every_chain_is_one_batch():
             for spec in batch}
     assert len(keys) == 3 + 15 + 12  # every fit trains with its own key
     assert chosen.lam == 4.0
+
+
+def _spec_keys(batches, lam):
+    """``{start: key data}`` of chain 0's members at radius ``lam`` over ``batches``."""
+    return {spec.start: tuple(np.asarray(jax.random.key_data(spec.key)).ravel())
+            for batch in batches for spec in batch if spec.chain == 0 and spec.lam == lam}
+
+
+def test_narrowing_runs_the_deciding_starts_at_both_radii_and_the_others_at_the_named_one():
+    """With ``narrow`` (the near-tie rule), the first ``DECIDING_STARTS`` starts run at both
+    polished radii (8 and 6), ``narrow`` names one from their best fits, and the other
+    starts run there only, with the keys they have without narrowing: the named radius ends
+    with the same fits either way."""
+    deciding, n_restarts = radius_selection.DECIDING_STARTS, radius_selection.DECIDING_STARTS + 2
+
+    def objective(lam, restart):  # 8 best after one start each; 6 best once polished
+        return {8.0: 3.0, 6.0: 4.0}.get(lam, 9.0) - (3.0 if (lam, restart) == (6.0, 2) else 0.0)
+
+    told = []
+
+    def narrow(chain, scored):
+        told.append((chain, scored))
+        return min(lam for lam, _ in scored)
+
+    plain, _, plain_batches = _path(objective, n_restarts)
+    chosen, calls, batches = _path(objective, n_restarts, narrow=narrow)
+    assert told == [(0, [(8.0, -3.0), (6.0, -1.0)])]  # after the deciding starts
+    assert calls[6:] == [(8.0, tuple(range(1, deciding))), (6.0, tuple(range(1, deciding))),
+                         (6.0, tuple(range(deciding, n_restarts)))]
+    assert [len(batch) for batch in batches] == [1, 5, 2 * (deciding - 1),
+                                                 n_restarts - deciding]
+    assert _spec_keys(batches, 6.0) == _spec_keys(plain_batches, 6.0)
+    assert sorted(fit.restarts for fit in chosen.results) == [(r,) for r in range(n_restarts)]
+    assert chosen.lam == plain.lam == 6.0 and chosen.result.restarts == (2,)
+    assert chosen.path["polished"] == plain.path["polished"]
+    # with no more starts than decide, narrowing changes nothing
+    for n in (2, deciding):
+        assert _path(objective, n, narrow=narrow)[1] == _path(objective, n)[1]
+
+
+@pytest.mark.parametrize("select_by, narrow", [("elbo", None),
+                                               ("elbo-sparse", lambda c, scored: scored[0][0])])
+def test_the_plan_counts_the_fits_of_the_path_narrowed_or_not(select_by, narrow):
+    """``prodag.fit.plan.n_fits`` (the progress bar's total) against the fits the path runs
+    for two chains, with ``narrow`` where the fit passes it (``select_by="elbo-sparse"``)."""
+    from prodag import ProDAG, TrainingOptions
+    from prodag.config.spec import resolve
+    from prodag.fit.plan import n_fits
+
+    n_restarts = radius_selection.DECIDING_STARTS + 2
+    spec = resolve(ProDAG(n_chains=2, training=TrainingOptions(
+        n_lambdas=5, n_restarts=n_restarts, select_by=select_by)), None, 4)
+    _, _, batches = _path(lambda lam, restart: abs(lam - 6.0), n_restarts, n_chains=2,
+                          narrow=narrow)
+    assert sum(len(batch) for batch in batches) == n_fits(spec, False)
 
 
 @pytest.mark.parametrize("lam_max, n, expected", [(10.0, 5, [10, 8, 6, 4, 2]),

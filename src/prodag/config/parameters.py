@@ -76,7 +76,9 @@ class TrainingOptions:
         per data start for the linear SEM started from the data (the top-down order and the
         searched orders; on candidate parents each twice, at least 4), 3 for the other linear
         and additive fits (their ELBOs have local
-        optima, roughly one per order), 1 for the MLP.
+        optima, roughly one per order), 1 for the MLP. With ``select_by="elbo-sparse"`` the
+        first 4 starts run at both polished radii and decide between them, and the others at
+        the decided radius only (``prodag.inference.radius_selection.DECIDING_STARTS``).
     refine_steps : int or None
         Metropolis steps that move ``REFINED_DRAWS`` draws of the fitted mixture towards the
         model's own posterior after the fit (``prodag.inference.refinement``); the posterior is then

@@ -29,9 +29,13 @@ def run_chains(spec: FitSpec, fit_plan: FitPlan, noise, keys: list,
             for c in range(len(rows))]
     refit = (fitting.member_fitter(fit_plan.engine, [r.refit for r in rows], noise, progress)
              if rows[0].refit is not None else None)
+    # by the near-tie rule only one polished radius's fits are pooled: the starts beyond
+    # those that decide it go to it alone
+    narrow = ((lambda c, scored: tie_radius(scored, rows[c].path.Z.shape[0]))
+              if spec.select_by == "elbo-sparse" else None)
     selections = fitting.fit_lambda_path(
         fit_plan.engine, fit_plan.config, fit_members, [r.validation for r in rows], noise, keys,
-        spec.select_by, spec.n_lambdas, fit_plan.restarts, refit)
+        spec.select_by, spec.n_lambdas, fit_plan.restarts, refit, narrow)
     # by the ELBO, every fit of the path is pooled by its evidence (radii that tie share it)
     if spec.select_by == "elbo-sparse":
         return [Chain(sparse_fits(chosen, row.path.Z.shape[0]), chosen.path)
@@ -47,6 +51,12 @@ def sparse_fits(chosen: radius_selection.Selection, n_rows: int) -> list:
     ELBO is within ``CONTENDER_NATS`` of the best; ``n_rows``: the rows the path fitted."""
     scored = chosen.path.get("polished") or list(zip(chosen.path["lambdas"],
                                                       chosen.path["scores"]))
-    best = max(value for _, value in scored)
-    tie = min(lam for lam, value in scored if n_rows * (best - value) <= CONTENDER_NATS)
+    tie = tie_radius(scored, n_rows)
     return [(lam, fit) for lam, fit in chosen.path_fits if lam <= tie]
+
+
+def tie_radius(scored: list, n_rows: int) -> float:
+    """The smallest radius of ``scored = [(lam, ELBO per row), ...]`` whose ELBO is within
+    ``CONTENDER_NATS`` of the best (over ``n_rows`` rows): the near-tie rule's choice."""
+    best = max(value for _, value in scored)
+    return min(lam for lam, value in scored if n_rows * (best - value) <= CONTENDER_NATS)

@@ -74,11 +74,14 @@ def n_fits(spec: FitSpec, split: bool) -> int:
     """The fits of a whole fit (every chain's): the starts at a fixed radius, or the λ path
     (λ = ∞ and ``n_lambdas`` radii) and then its restarts: at the chosen radius after a
     validation ``split``, else at the ``radius_selection.POLISHED_RADII`` best radii (all of them
-    when the path has fewer)."""
+    when the path has fewer); with ``select_by="elbo-sparse"`` the starts beyond
+    ``radius_selection.DECIDING_STARTS`` at one of them only."""
     n_lambdas, restarts = spec.n_lambdas, spec.restarts
     polished = min(radius_selection.POLISHED_RADII, n_lambdas)
-    per_chain = (restarts if spec.lam != "auto" else
-                 1 + n_lambdas + (restarts if split else (restarts - 1) * polished))
+    deciding = (min(restarts, radius_selection.DECIDING_STARTS)
+                if spec.select_by == "elbo-sparse" else restarts)
+    per_chain = (restarts if spec.lam != "auto" else 1 + n_lambdas + (
+        restarts if split else (deciding - 1) * polished + restarts - deciding))
     return spec.n_chains * per_chain
 
 

@@ -10,7 +10,9 @@ the chosen radius: the paper's protocol). With the ELBO, a radius that trails it
 best by more than ``SCREEN_MARGIN`` per row stops early (from epoch ``SCREEN_AFTER_EPOCHS``),
 unless it is within ``SCREEN_SPARED`` radii of the best.
 The other starts are fitted at the two best radii only; each keeps its best fit by the ELBO,
-and the criterion chooses between them. The ELBO
+and the criterion chooses between them. Where only one of the two radii's fits will count
+(``narrow``: the near-tie rule of ``select_by="elbo-sparse"``), the starts beyond the first
+``DECIDING_STARTS`` run at the radius those decided on only. The ELBO
 is the default because the paper's ⌊0.1n⌉ held-out rows are too few to rank radii at n = 100
 (``docs/findings.md``).
 """
@@ -28,6 +30,12 @@ from prodag.inputs.validation import DataError
 
 POLISHED_RADII = 2
 """Radii (the best by the criterion after one start each) fitted again from every start."""
+DECIDING_STARTS = 4
+"""Starts at each polished radius that decide between them where the fit narrows the choice
+(``select_lambda``'s ``narrow``: ``select_by="elbo-sparse"``); the starts beyond go to the
+radius they decided on only, as the fits of the other radius are not pooled there
+(``docs/findings.md``). A default fit on candidate parents takes this many
+(``prodag.config.starts.SCREENED_RESTARTS``), so it is the same with or without narrowing."""
 SCREEN_AFTER_EPOCHS = 10
 SCREEN_MARGIN = 0.5
 """With the ELBO criterion, a radius of the path whose best epoch objective (negative ELBO
@@ -120,7 +128,9 @@ batch) and return one fit per spec, in order; ``stage`` names the batch on the p
 def select_lambda(fit_members: FitMembers, lam_max_of: Callable[[int, Any, Any], float],
                   score: Callable[[int, Any, float, Any], float], n_lambdas: int,
                   criterion: str, keys: list, n_restarts: int = 1,
-                  refit: FitMembers | None = None) -> list[Selection]:
+                  refit: FitMembers | None = None,
+                  narrow: Callable[[int, list[tuple[float, float]]], float] | None = None
+                  ) -> list[Selection]:
     """Fit the λ path (module docstring) of every chain at once and return each chain's fits
     at its chosen radius. Chain ``c`` trains from ``keys[c]``.
 
@@ -131,7 +141,10 @@ def select_lambda(fit_members: FitMembers, lam_max_of: Callable[[int, Any, Any],
     not change the choice). ``lam_max_of(c, fit, key)`` is the mean ``‖W‖₁`` of the λ = ∞
     fit's posterior; ``score(c, fit, lam, key)`` rates a fit (higher is better);
     ``refit(specs, stage)``, if given, fits each chain's chosen radius again (on all rows,
-    from every start) and ends the path.
+    from every start) and ends the path. ``narrow(c, scored)``, if given, names the radius of
+    chain ``c``'s polished ``[(lam, score), ...]`` whose fits count: then only the first
+    ``DECIDING_STARTS`` starts run at every polished radius, and the others at the radius
+    ``narrow`` names after them.
     """
     import jax
 
@@ -180,24 +193,49 @@ def select_lambda(fit_members: FitMembers, lam_max_of: Callable[[int, Any, Any],
         return [Selection(results[c][best[c]], float(grids[c][best[c]]), paths[c],
                           path_fits[c]) for c in chains]
     polished = [(c, i) for c in chains for i in _best_indices(scores[c], POLISHED_RADII)]
+    deciding = n_restarts if narrow is None else min(n_restarts, DECIDING_STARTS)
     others = fit_members([MemberSpec(c, float(grids[c][i]), r, radius_key(c, i, r))
-                       for c, i in polished for r in range(1, n_restarts)],
-                      f"{POLISHED_RADII} radii × {n_restarts - 1} starts")
+                       for c, i in polished for r in range(1, deciding)],
+                      f"{POLISHED_RADII} radii × {deciding - 1} starts")
+    fits_at = {(c, i): results[c][i] + others[number * (deciding - 1):
+                                              (number + 1) * (deciding - 1)]
+               for number, (c, i) in enumerate(polished)}
+    if deciding < n_restarts:
+        chosen = [_narrowed(c, polished, fits_at, grids, score, score_key, narrow)
+                  for c in chains]
+        more = fit_members([MemberSpec(c, float(grids[c][chosen[c]]), r,
+                                       radius_key(c, chosen[c], r))
+                            for c in chains for r in range(deciding, n_restarts)],
+                           f"{n_restarts - deciding} more starts at the chosen radius")
+        for c in chains:
+            fits_at[c, chosen[c]] = fits_at[c, chosen[c]] + more[
+                c * (n_restarts - deciding):(c + 1) * (n_restarts - deciding)]
     selections = []
     for c in chains:
         candidates = []
-        for number, (chain, i) in enumerate(polished):
+        for chain, i in polished:
             if chain != c:
                 continue
             lam = float(grids[c][i])
-            extra = others[number * (n_restarts - 1):(number + 1) * (n_restarts - 1)]
-            path_fits[c] += [(lam, fit) for fit in extra]
-            fits = _by_objective(results[c][i] + extra)
+            path_fits[c] += [(lam, fit) for fit in fits_at[c, i][1:]]
+            fits = _by_objective(fits_at[c, i])
             candidates.append((score(c, fits[0], lam, score_key[c]), lam, fits))
         paths[c]["polished"] = [[lam, value] for value, lam, _ in candidates]
         value, lam, fits = max(candidates, key=lambda candidate: candidate[0])
         selections.append(Selection(fits, lam, paths[c], path_fits[c]))
     return selections
+
+
+def _narrowed(c: int, polished: list, fits_at: dict, grids: list, score, score_key: list,
+              narrow) -> int:
+    """The index of chain ``c``'s polished radius that ``narrow`` names from the scores of
+    their best fits so far."""
+    indices = [i for chain, i in polished if chain == c]
+    scored = [(float(grids[c][i]),
+               score(c, _by_objective(fits_at[c, i])[0], float(grids[c][i]), score_key[c]))
+              for i in indices]
+    lam = narrow(c, scored)
+    return next(i for i in indices if float(grids[c][i]) == lam)
 
 
 def _by_objective(fits: list) -> list:
