@@ -177,34 +177,16 @@ def test_a_saved_mask_with_a_self_loop_is_refused(restricted_fit, tmp_path):
 
 
 
-@pytest.mark.parametrize("training, screened, lam, expected", [
-    ({}, False, "auto", 2), ({}, True, "auto", 6), ({"select_by": "elbo"}, True, "auto", 4),
-    ({}, True, 1.0, 4), ({"n_restarts": 3}, True, "auto", 3),
-    ({"init": "prior"}, True, "auto", 3)])
-def test_a_screened_linear_fit_takes_each_data_start_twice(training, screened, lam, expected):
-    """On candidate parents each data start runs twice at each polished radius; where the
-    path narrows (``select_by="elbo-sparse"``, the default at p = 100) the first of each
-    decide the radius and four more run there (as many fits as twice at both radii)."""
+@pytest.mark.parametrize("training, screened, expected", [
+    ({}, False, 2), ({}, True, 4), ({"n_restarts": 3}, True, 3),
+    ({"init": "prior"}, True, 3)])
+def test_a_screened_linear_fit_takes_each_data_start_twice(training, screened, expected):
     from prodag.config.spec import resolve
 
     mask = ~np.eye(100, dtype=bool)
     knowledge = Knowledge(100, candidates=candidates.from_mask(mask)) if screened else None
-    spec = resolve(ProDAG(lam=lam, training=TrainingOptions(**training)), knowledge, 100)
+    spec = resolve(ProDAG(training=TrainingOptions(**training)), knowledge, 100)
     assert spec.restarts == expected
-
-
-def test_the_narrowed_default_runs_as_many_fits_as_each_start_twice_at_both_radii():
-    """The default on candidate parents at p = 100 (``select_by="elbo-sparse"``, 6 starts of
-    which the first 2 decide the radius) runs as many fits as 4 starts at both polished
-    radii (``select_by="elbo"``): the progress bar's count, ``prodag.fit.plan.n_fits``."""
-    from prodag.config.spec import resolve
-    from prodag.fit.plan import n_fits
-
-    knowledge = Knowledge(100, candidates=candidates.from_mask(~np.eye(100, dtype=bool)))
-    narrowed = resolve(ProDAG(), knowledge, 100)
-    both = resolve(ProDAG(training=TrainingOptions(select_by="elbo")), knowledge, 100)
-    assert (narrowed.select_by, narrowed.restarts, both.restarts) == ("elbo-sparse", 6, 4)
-    assert n_fits(narrowed, False) == n_fits(both, False)
 
 
 def _screened_problem(p=12, seed=0):

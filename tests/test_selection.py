@@ -143,8 +143,7 @@ def test_narrowing_runs_the_deciding_starts_at_both_radii_and_the_others_at_the_
     deciding, n_restarts = radius_selection.DECIDING_STARTS, radius_selection.DECIDING_STARTS + 2
 
     def objective(lam, restart):  # 8 best after one start each; 6 best once polished
-        return {8.0: 3.0, 6.0: 4.0}.get(lam, 9.0) - (
-            3.0 if (lam, restart) == (6.0, deciding - 1) else 0.0)
+        return {8.0: 3.0, 6.0: 4.0}.get(lam, 9.0) - (3.0 if (lam, restart) == (6.0, 2) else 0.0)
 
     told = []
 
@@ -161,7 +160,7 @@ def test_narrowing_runs_the_deciding_starts_at_both_radii_and_the_others_at_the_
                                                  n_restarts - deciding]
     assert _spec_keys(batches, 6.0) == _spec_keys(plain_batches, 6.0)
     assert sorted(fit.restarts for fit in chosen.results) == [(r,) for r in range(n_restarts)]
-    assert chosen.lam == plain.lam == 6.0 and chosen.result.restarts == (deciding - 1,)
+    assert chosen.lam == plain.lam == 6.0 and chosen.result.restarts == (2,)
     assert chosen.path["polished"] == plain.path["polished"]
     # with no more starts than decide, narrowing changes nothing
     for n in (2, deciding):

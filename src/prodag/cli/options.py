@@ -66,14 +66,13 @@ SelectByOption = Annotated[SelectBy, typer.Option(
          "'elbo-sparse' (the ELBO, but the smaller of two radii within 30 nats) or 'auto' "
          "('elbo-sparse' from 100 variables on, else 'elbo').")]
 RestartsOption = Annotated[Optional[int], typer.Option(
-    min=1, show_default="7 for linear (2 above 30 variables, 6 on candidate parents with "
-                        "elbo-sparse, else 4), 3 for additive or --noise-variance estimate, "
-                        "1 for mlp",
+    min=1, show_default="7 for linear (2 above 30 variables, 4 on candidate parents), 3 for "
+                        "additive or --noise-variance estimate, 1 for mlp",
     help="Fits per chain at the chosen radii, mixed by their evidence: the linear SEM's data "
          "starts (the top-down order and the best distinct searched orders) in turn; "
          "otherwise the data start alternating with the prior (mlp: the prior). With "
-         "elbo-sparse (--select-by auto from 100 variables on), starts beyond 2 run at the "
-         "radius the first 2 chose.")]
+         "elbo-sparse (--select-by auto from 100 variables on), starts beyond 4 run at the "
+         "radius the first 4 chose.")]
 ChainsOption = Annotated[int, typer.Option(
     "--chains", min=1, help="Independent chains of fits pooled into the posterior; edges on "
                             "which they disagree by more than 0.3 are reported.")]

@@ -19,8 +19,7 @@ import numpy as np
 import optax
 
 from prodag.config import parameters
-from prodag.config.starts import (NARROWED_RESTARTS, SCREENED_RESTARTS, n_searched_graphs,
-                                  narrows, takes_two_orders)
+from prodag.config.starts import SCREENED_RESTARTS, n_searched_graphs, takes_two_orders
 from prodag.inputs import preprocessing
 from prodag.inputs.knowledge import Knowledge
 from prodag.models import StructuralEquationModel, make_model
@@ -251,9 +250,7 @@ def resolved_restarts(settings, p: int, screened: bool = False) -> int:
     """``training.n_restarts`` with ``None`` resolved for ``p`` variables: 1 for the MLP; for
     the linear SEM started from the data with known or equal noise variances, one fit per
     data start (the top-down order and ``n_searched_graphs(p)`` searched ones), and at least
-    ``SCREENED_RESTARTS`` on candidate parents (``screened``), ``NARROWED_RESTARTS`` where the
-    λ path narrows its extra starts to one radius (``narrows``); 3
-    otherwise."""
+    ``SCREENED_RESTARTS`` on candidate parents (``screened``); 3 otherwise."""
     n_restarts = parameters.training_options(settings).n_restarts
     if n_restarts is not None:
         return int(n_restarts)
@@ -263,10 +260,8 @@ def resolved_restarts(settings, p: int, screened: bool = False) -> int:
     two_orders = takes_two_orders(settings.sem, resolved_init(settings) == "data", per_variable)
     if not two_orders:
         return 3
-    if not screened:
-        return 1 + n_searched_graphs(p)
-    narrowed = settings.lam == "auto" and narrows(resolved_select_by(settings, p))
-    return max(NARROWED_RESTARTS if narrowed else SCREENED_RESTARTS, 1 + n_searched_graphs(p))
+    return max(SCREENED_RESTARTS, 1 + n_searched_graphs(p)) if screened else (
+        1 + n_searched_graphs(p))
 
 
 def resolved_refine_steps(settings, p: int, width: int | None = None) -> int:

@@ -16,24 +16,7 @@ SCREENED_RESTARTS = 4
 """Starts of a linear fit on candidate parents (``prodag.inputs.candidates``) that takes its
 data starts in turn: each data start twice, with other training keys. At p = 100 the ELBOs of
 the two best radii differ by less than the spread of the optimiser's runs at one of them, and
-with one fit per data start two seeds chose different radii by the highest ELBO
-(``select_by="elbo"``; docs/findings.md). The near-tie rule of ``"elbo-sparse"`` decides
-from one fit per data start (``NARROWED_RESTARTS``)."""
-NARROWED_RESTARTS = 6
-"""Starts of such a fit whose λ path gives its starts beyond the deciding ones to one radius
-(``narrows``: ``select_by="elbo-sparse"``): each data start once at both
-polished radii (``prodag.inference.radius_selection.DECIDING_STARTS``), then four more at the
-radius they decide on. That is as many polishing fits as ``SCREENED_RESTARTS`` at both radii,
-with six starts instead of four at the radius whose fits are pooled: at p = 100 two seeds
-then disagree on fewer edges for the same training (docs/findings.md)."""
-
-
-def narrows(select_by: str) -> bool:
-    """Whether a λ path chosen by the resolved criterion ``select_by`` gives its starts beyond
-    ``prodag.inference.radius_selection.DECIDING_STARTS`` to one polished radius only: with
-    ``"elbo-sparse"``, whose near-tie rule pools one radius's fits
-    (``prodag.fit.chains.tie_radius``)."""
-    return select_by == "elbo-sparse"
+with one fit per data start two seeds chose different radii (docs/findings.md)."""
 
 
 def n_searched_graphs(p: int) -> int:

@@ -7,8 +7,7 @@ from __future__ import annotations
 import jax
 
 from prodag.config.spec import FitSpec
-from prodag.config.starts import narrows
-from prodag.fit.plan import FitPlan
+from prodag.fit.plan import FitPlan, narrows
 from prodag.inference import fitting, radius_selection
 from prodag.posterior.chains import CONTENDER_NATS, Chain
 
@@ -33,7 +32,7 @@ def run_chains(spec: FitSpec, fit_plan: FitPlan, noise, keys: list,
     # by the near-tie rule only one polished radius's fits are pooled: the starts beyond
     # those that decide it go to it alone
     narrow = ((lambda c, scored: tie_radius(scored, rows[c].path.Z.shape[0]))
-              if narrows(spec.select_by) else None)
+              if narrows(spec) else None)
     selections = fitting.fit_lambda_path(
         fit_plan.engine, fit_plan.config, fit_members, [r.validation for r in rows], noise, keys,
         spec.select_by, spec.n_lambdas, fit_plan.restarts, refit, narrow)

@@ -12,7 +12,6 @@ from typing import NamedTuple
 import numpy as np
 
 from prodag.config.spec import FitSpec, ModelConfig
-from prodag.config.starts import narrows
 from prodag.fit.prepare import Prepared
 from prodag.inference import compiled, fitting, radius_selection
 
@@ -71,6 +70,13 @@ def plan_fit(spec: FitSpec, prepared: Prepared) -> FitPlan:
     return FitPlan(engine, config, rows, restarts, n_fits(spec, split), spec.bootstrap)
 
 
+def narrows(spec: FitSpec) -> bool:
+    """Whether the path gives its starts beyond ``radius_selection.DECIDING_STARTS`` to one
+    polished radius only: with ``select_by="elbo-sparse"``, whose near-tie rule pools one
+    radius's fits (``prodag.fit.chains.tie_radius``)."""
+    return spec.select_by == "elbo-sparse"
+
+
 def n_fits(spec: FitSpec, split: bool) -> int:
     """The fits of a whole fit (every chain's): the starts at a fixed radius, or the λ path
     (λ = ∞ and ``n_lambdas`` radii) and then its restarts: at the chosen radius after a
@@ -79,7 +85,7 @@ def n_fits(spec: FitSpec, split: bool) -> int:
     ``radius_selection.DECIDING_STARTS`` at one of them only."""
     n_lambdas, restarts = spec.n_lambdas, spec.restarts
     polished = min(radius_selection.POLISHED_RADII, n_lambdas)
-    deciding = (min(restarts, radius_selection.DECIDING_STARTS) if narrows(spec.select_by)
+    deciding = (min(restarts, radius_selection.DECIDING_STARTS) if narrows(spec)
                 else restarts)
     per_chain = (restarts if spec.lam != "auto" else 1 + n_lambdas + (
         restarts if split else (deciding - 1) * polished + restarts - deciding))

@@ -30,13 +30,12 @@ from prodag.inputs.validation import DataError
 
 POLISHED_RADII = 2
 """Radii (the best by the criterion after one start each) fitted again from every start."""
-DECIDING_STARTS = 2
+DECIDING_STARTS = 4
 """Starts at each polished radius that decide between them where the fit narrows the choice
-(``select_lambda``'s ``narrow``: ``select_by="elbo-sparse"``): the linear SEM's two data
-starts (the top-down and the searched order) once each. The starts beyond go to the radius
-they decided on only, as the fits of the other radius are not pooled there. A default fit
-on candidate parents takes ``prodag.config.starts.NARROWED_RESTARTS`` starts, as many
-polishing fits as two starts more at both radii (``docs/findings.md``)."""
+(``select_lambda``'s ``narrow``: ``select_by="elbo-sparse"``); the starts beyond go to the
+radius they decided on only, as the fits of the other radius are not pooled there
+(``docs/findings.md``). A default fit on candidate parents takes this many
+(``prodag.config.starts.SCREENED_RESTARTS``), so it is the same with or without narrowing."""
 SCREEN_AFTER_EPOCHS = 10
 SCREEN_MARGIN = 0.5
 """With the ELBO criterion, a radius of the path whose best epoch objective (negative ELBO
