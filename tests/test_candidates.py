@@ -178,15 +178,28 @@ def test_a_saved_mask_with_a_self_loop_is_refused(restricted_fit, tmp_path):
 
 
 @pytest.mark.parametrize("training, screened, expected", [
-    ({}, False, 2), ({}, True, 4), ({"n_restarts": 3}, True, 3),
+    ({}, False, 2), ({}, True, 8), ({"n_restarts": 3}, True, 3),
     ({"init": "prior"}, True, 3)])
-def test_a_screened_linear_fit_takes_each_data_start_twice(training, screened, expected):
+def test_a_screened_linear_fit_takes_each_data_start_four_times(training, screened, expected):
     from prodag.config.spec import resolve
 
     mask = ~np.eye(100, dtype=bool)
     knowledge = Knowledge(100, candidates=candidates.from_mask(mask)) if screened else None
     spec = resolve(ProDAG(training=TrainingOptions(**training)), knowledge, 100)
     assert spec.restarts == expected
+
+
+@pytest.mark.parametrize("settings, screened, expected", [
+    ({}, False, 0.03), ({}, True, 0.1), ({"lr": 0.02}, True, 0.02),
+    ({"sem": "additive"}, False, 0.1), ({"sem": "additive"}, True, 0.1)])
+def test_a_screened_linear_fit_steps_at_the_faster_rate(settings, screened, expected):
+    """``lr=None`` resolves to 0.03 for the linear SEM, 0.1 for it on candidate parents and
+    for the other SEMs; a rate that is set is kept."""
+    from prodag.config.spec import resolve
+
+    mask = ~np.eye(100, dtype=bool)
+    knowledge = Knowledge(100, candidates=candidates.from_mask(mask)) if screened else None
+    assert resolve(ProDAG(**settings), knowledge, 100).optimiser.lr == expected
 
 
 def _screened_problem(p=12, seed=0):

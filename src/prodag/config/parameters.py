@@ -74,7 +74,7 @@ class TrainingOptions:
     n_restarts : int or None
         Starts of the kept radius, mixed by their ELBO (``prodag.posterior.mixture``). ``None``: one
         per data start for the linear SEM started from the data (the top-down order and the
-        searched orders; on candidate parents each twice, at least 4), 3 for the other linear
+        searched orders; on candidate parents each four times, at least 8), 3 for the other linear
         and additive fits (their ELBOs have local
         optima, roughly one per order), 1 for the MLP. With ``select_by="elbo-sparse"`` the
         first 4 starts run at both polished radii and decide between them, and the others at

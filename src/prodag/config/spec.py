@@ -19,7 +19,8 @@ import numpy as np
 import optax
 
 from prodag.config import parameters
-from prodag.config.starts import SCREENED_RESTARTS, n_searched_graphs, takes_two_orders
+from prodag.config.starts import (SCREENED_LR, SCREENED_RESTARTS, n_searched_graphs,
+                                  takes_two_orders)
 from prodag.inputs import preprocessing
 from prodag.inputs.knowledge import Knowledge
 from prodag.models import StructuralEquationModel, make_model
@@ -142,13 +143,13 @@ def resolve(settings, knowledge: Knowledge | None, p: int) -> FitSpec:
                                 settings.prune, knowledge, settings.likelihood)
     lam = settings.lam if settings.lam == "auto" else float(settings.lam)
     training = parameters.training_options(settings)
-    return FitSpec(config, optimiser_options(settings, p), float(training.prior_mean),
+    screened = knowledge is not None and knowledge.candidates is not None
+    return FitSpec(config, optimiser_options(settings, p, screened), float(training.prior_mean),
                    int(training.n_lambdas), resolved_select_by(settings, p),
                    float(training.validation_fraction), training.sampler, noise_model,
                    preprocessing.learns_noise(noise_model), lam,
                    resolved_init(settings) == "data",
-                   resolved_restarts(settings, p, knowledge is not None
-                                     and knowledge.candidates is not None),
+                   resolved_restarts(settings, p, screened),
                    resolved_refine_steps(settings, p, slot_width(knowledge)),
                    training.refine_steps is not None,
                    int(settings.n_chains),
@@ -164,14 +165,19 @@ def slot_width(knowledge: Knowledge | None) -> int | None:
     return ParentTable.from_lists(knowledge.candidates).parents.shape[1]
 
 
-def optimiser_options(settings, p: int) -> OptimiserOptions:
-    """The optimiser's ``OptimiserOptions`` of ``settings`` for ``p`` variables, with
-    ``lr=None`` resolved (0.03 for the linear SEM, whose many data starts each keep their own
-    mode at that rate whatever the key; 0.1, the paper's, otherwise) and ``n_samples=None``
+def optimiser_options(settings, p: int, screened: bool = False) -> OptimiserOptions:
+    """The optimiser's ``OptimiserOptions`` of ``settings`` for ``p`` variables, on candidate
+    parents or not (``screened``), with ``lr=None`` resolved (for the linear SEM 0.03, at which
+    its many data starts each keep their own mode whatever the key, and on candidate parents
+    ``SCREENED_LR``; 0.1, the paper's, otherwise) and ``n_samples=None``
     (``resolved_n_samples``)."""
     training = parameters.training_options(settings)
-    lr = ((LINEAR_LR if settings.sem == "linear" else PAPER_LR)
-          if settings.lr is None else float(settings.lr))
+    if settings.lr is not None:
+        lr = float(settings.lr)
+    elif settings.sem == "linear":
+        lr = SCREENED_LR if screened else LINEAR_LR
+    else:
+        lr = PAPER_LR
     return OptimiserOptions(n_samples=resolved_n_samples(settings, p),
                             max_epochs=settings.max_epochs,
                             patience=training.patience, lr=lr,

@@ -12,11 +12,18 @@ modes often lie along an order that is not the BIC-best one."""
 SEARCHED_GRAPHS_ABOVE = 1
 
 
-SCREENED_RESTARTS = 4
+SCREENED_RESTARTS = 8
 """Starts of a linear fit on candidate parents (``prodag.inputs.candidates``) that takes its
-data starts in turn: each data start twice, with other training keys. At p = 100 the ELBOs of
-the two best radii differ by less than the spread of the optimiser's runs at one of them, and
-with one fit per data start two seeds chose different radii (docs/findings.md)."""
+data starts in turn: each data start four times, with other training keys. At p = 100 the
+ELBOs of the two best radii differ by less than the spread of the optimiser's runs at one of
+them, and a seed's posterior is carried by the few fits that came out ahead; with fewer
+starts two seeds chose different radii, then different modes (docs/findings.md). With
+``select_by="elbo-sparse"`` the first ``DECIDING_STARTS`` decide the radius and the others
+run at it only (``prodag.inference.radius_selection``)."""
+SCREENED_LR = 0.1
+"""Adam's rate of a linear fit on candidate parents: its fits stop in about two thirds of the
+epochs they take at ``prodag.config.spec.LINEAR_LR`` with an ELBO as good, which pays for the
+starts above (docs/findings.md)."""
 
 
 def n_searched_graphs(p: int) -> int:

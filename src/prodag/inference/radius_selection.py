@@ -34,8 +34,8 @@ DECIDING_STARTS = 4
 """Starts at each polished radius that decide between them where the fit narrows the choice
 (``select_lambda``'s ``narrow``: ``select_by="elbo-sparse"``); the starts beyond go to the
 radius they decided on only, as the fits of the other radius are not pooled there
-(``docs/findings.md``). A default fit on candidate parents takes this many
-(``prodag.config.starts.SCREENED_RESTARTS``), so it is the same with or without narrowing."""
+(``docs/findings.md``). A default fit on candidate parents takes twice as many starts
+(``prodag.config.starts.SCREENED_RESTARTS``): four at each radius, then four at the decided one."""
 SCREEN_AFTER_EPOCHS = 10
 SCREEN_MARGIN = 0.5
 """With the ELBO criterion, a radius of the path whose best epoch objective (negative ELBO
