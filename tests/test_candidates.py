@@ -78,7 +78,8 @@ def test_candidate_parents_must_be_a_count():
 def restricted_fit():
     X = chain_data(p=6, n=300)
     return ProDAG(seed=0, progress=False, lam=4.0, max_epochs=30, n_chains=1,
-                  training=TrainingOptions(candidate_parents=1, refine_steps=20)).fit(X)
+                  training=TrainingOptions(candidate_parents=1, refine_steps=20,
+                                           n_restarts=4)).fit(X)
 
 
 def test_no_draw_has_an_edge_outside_the_candidates_and_the_mask_round_trips(

@@ -67,8 +67,8 @@ class ProDAG(ParameterProtocol):
         The most epochs of every fit (each may stop earlier: ``TrainingOptions.patience``).
     lr : float or None
         Adam's learning rate; ``None``: 0.03 for the linear SEM (its data starts keep their
-        own modes), 0.1 for it on candidate parents (its fits stop sooner with ELBOs as
-        good: ``prodag.config.starts.SCREENED_LR``), 0.1 (the paper's) otherwise.
+        own modes), 0.1 for it on candidate parents (its fits stop sooner, with a lower
+        E-SHD at p = 100: ``prodag.config.starts.SCREENED_LR``), 0.1 (the paper's) otherwise.
     prior_std : float
         Standard deviation of the Gaussian prior on every weight of ``ω̃``.
     noise_variance : "auto", "equal", "estimate", "quietest", float or array of shape (p,)
