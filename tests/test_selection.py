@@ -7,6 +7,7 @@ import jax
 import numpy as np
 import pytest
 
+from prodag.config.spec import PATH_SCREEN, SCREENED_PATH_SCREEN
 from prodag.inference import radius_selection
 
 
@@ -15,7 +16,8 @@ class Fit:
         self.lam, self.restarts, self.objective = lam, tuple(restarts), objective
 
 
-def _path(objective_of, n_restarts, n_lambdas=5, refit=None, n_chains=1, narrow=None):
+def _path(objective_of, n_restarts, n_lambdas=5, refit=None, n_chains=1, narrow=None,
+          screen=PATH_SCREEN):
     """Run ``select_lambda`` with fits whose objective is ``objective_of(lam, restart)``;
     returns chain 0's selection and every batch of chain 0's fits as ``(lam, restarts)``
     (the starts of one radius grouped, in order)."""
@@ -39,7 +41,7 @@ def _path(objective_of, n_restarts, n_lambdas=5, refit=None, n_chains=1, narrow=
     chosen = radius_selection.select_lambda(
         fit_members, lambda chain, result, key: 10.0,
         lambda chain, result, lam, key: -result.objective,
-        n_lambdas, "elbo", keys, n_restarts, refit, narrow)
+        n_lambdas, "elbo", keys, n_restarts, refit, narrow, screen)
     assert len(chosen) == n_chains
     return chosen[0], [(lam, restarts) for lam, restarts, _ in calls], batches
 
@@ -65,9 +67,9 @@ def test_the_path_fits_one_start_per_radius_and_every_start_at_the_two_best():
 
 def test_only_the_radii_compared_by_their_elbo_are_screened():
     _path(lambda lam, restart: abs(lam - 6.0), n_restarts=2)
-    screen = (radius_selection.SCREEN_AFTER_EPOCHS, radius_selection.SCREEN_MARGIN,
-              radius_selection.SCREEN_SPARED)
-    assert _path.screens == [None, screen, None]  # λ = ∞, the radii, the polished starts
+    assert _path.screens == [None, PATH_SCREEN, None]  # λ = ∞, the radii, the polished starts
+    _path(lambda lam, restart: abs(lam - 6.0), n_restarts=2, screen=SCREENED_PATH_SCREEN)
+    assert _path.screens == [None, SCREENED_PATH_SCREEN, None]
     _path(lambda lam, restart: lam, n_restarts=2, refit=lambda specs, stage: [
         Fit(spec.lam, [spec.start], 0.0) for spec in specs])
     assert _path.screens == [None, None]  # the validation criterion compares held-out rows

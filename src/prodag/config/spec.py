@@ -12,7 +12,7 @@ the compiled model and projection) and ``OptimiserOptions``.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import numpy as np
@@ -91,6 +91,17 @@ class OptimiserOptions:
         return optax.adam(self.lr)
 
 
+class PathScreen(NamedTuple):
+    """When a radius of the λ path compared by its ELBO stops early for trailing its chain's
+    best radius (``prodag.inference.Screen``): from epoch ``after`` on, once its best epoch
+    objective (negative ELBO per row) is more than ``margin`` above the chain's best, unless it
+    lies within ``spared`` places of the grid of the radius holding that best."""
+
+    after: int
+    margin: float
+    spared: int
+
+
 @dataclass(frozen=True)
 class FitSpec:
     """The resolved settings of one fit (see the module docstring)."""
@@ -116,6 +127,9 @@ class FitSpec:
     """Whether the fits start from the data (``TrainingOptions.init`` resolved)."""
     restarts: int
     """Starts of each radius (``TrainingOptions.n_restarts`` resolved for p)."""
+    path_screen: PathScreen
+    """When the λ path's trailing radii stop (``PATH_SCREEN``, on candidate parents
+    ``SCREENED_PATH_SCREEN``)."""
     refine_steps: int
     """Metropolis steps of the refinement (``TrainingOptions.refine_steps`` resolved for p)."""
     refine_steps_set: bool
@@ -150,6 +164,7 @@ def resolve(settings, knowledge: Knowledge | None, p: int) -> FitSpec:
                    preprocessing.learns_noise(noise_model), lam,
                    resolved_init(settings) == "data",
                    resolved_restarts(settings, p, screened),
+                   SCREENED_PATH_SCREEN if screened else PATH_SCREEN,
                    resolved_refine_steps(settings, p, slot_width(knowledge)),
                    training.refine_steps is not None,
                    int(settings.n_chains),
@@ -194,6 +209,17 @@ def with_knowledge(spec: FitSpec, knowledge: Knowledge | None) -> FitSpec:
 
 LINEAR_LR = 0.03
 PAPER_LR = 0.1
+PATH_SCREEN = PathScreen(after=10, margin=0.5, spared=1)
+"""The λ path's screen: on the stability benchmark's data a radius trailing its chain's best by
+more than 0.5 per row at epoch 10 ended at least 0.3 per row (30 nats at n = 100) below the
+best, never among the polished radii nor a contender of the mixture; on MUNIN1 the radius next
+below the best trailed it by 13 per row at epoch 10 and ended level with it, hence the one
+radius spared on each side (docs/findings.md)."""
+SCREENED_PATH_SCREEN = PathScreen(after=5, margin=1.0, spared=1)
+"""The screen of a linear fit on candidate parents, whose path steps at ``SCREENED_LR``: over
+ten p = 100, n = 100 datasets it chose the same radii and the same posteriors as
+``PATH_SCREEN`` for 60 fewer member-epochs a fit, a ninth of its training
+(docs/findings.md, 2026-11-29, "the path's screen after five epochs")."""
 AUTO_REFINE_STEPS = 375
 """Refinement steps of a default linear fit at ``AUTO_REFINE_P`` variables: the 300 moves
 within a mode chosen by the stability benchmark and the time of a fit at p = 20, and a fifth

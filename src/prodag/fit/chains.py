@@ -35,7 +35,7 @@ def run_chains(spec: FitSpec, fit_plan: FitPlan, noise, keys: list,
               if narrows(spec) else None)
     selections = fitting.fit_lambda_path(
         fit_plan.engine, fit_plan.config, fit_members, [r.validation for r in rows], noise, keys,
-        spec.select_by, spec.n_lambdas, fit_plan.restarts, refit, narrow)
+        spec.select_by, spec.n_lambdas, fit_plan.restarts, refit, narrow, spec.path_screen)
     # by the ELBO, every fit of the path is pooled by its evidence (radii that tie share it)
     if spec.select_by == "elbo-sparse":
         return [Chain(sparse_fits(chosen, row.path.Z.shape[0]), chosen.path)

@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prodag.config.spec import ModelConfig
+from prodag.config.spec import PATH_SCREEN, ModelConfig, PathScreen
 from prodag.config.starts import takes_two_orders
 from prodag.inference import compiled, draws, radius_selection
 from prodag.inference.engine import FitResult, Screen, VariationalInference
@@ -147,13 +147,13 @@ def member_fitter(engine: VariationalInference, rows_of_chain: Sequence[Rows],
 def fit_lambda_path(engine: VariationalInference, config: ModelConfig,
                     fit_members: radius_selection.FitMembers, validation_rows: Sequence[tuple],
                     noise, keys: list, criterion: str, n_lambdas: int, n_restarts: int,
-                    refit: radius_selection.FitMembers | None = None, narrow=None
-                    ) -> list[radius_selection.Selection]:
+                    refit: radius_selection.FitMembers | None = None, narrow=None,
+                    screen: PathScreen = PATH_SCREEN) -> list[radius_selection.Selection]:
     """``prodag.inference.radius_selection.select_lambda`` for every chain (chain ``c`` from
     ``keys[c]``) with ``fit_members`` (``member_fitter``) and the criterion's score: the ELBO,
     or the expected log-likelihood of chain ``c``'s held-out rows ``validation_rows[c] =
     (Z_val, observed_val)`` (``observed_val``: None, or where each variable's equation
-    holds). ``narrow``: ``select_lambda``'s."""
+    holds). ``narrow`` and ``screen``: ``select_lambda``'s."""
     if criterion == "validation":
         val_data = [engine.model.prepare_data(
             jnp.asarray(Z_val, jax.dtypes.canonicalize_dtype(np.float64)), observed_val)
@@ -172,4 +172,4 @@ def fit_lambda_path(engine: VariationalInference, config: ModelConfig,
                                   radius_selection.N_DRAWS_FOR_LAM_MAX, math.inf, required)
 
     return radius_selection.select_lambda(fit_members, lam_max_of, score, n_lambdas, criterion,
-                                          keys, n_restarts, refit, narrow)
+                                          keys, n_restarts, refit, narrow, screen)

@@ -7,8 +7,8 @@ best by the criterion: ``"elbo"`` (every radius fitted on all rows, highest ELBO
 below the grid are tried while its smallest scores best, ``BELOW_GRID``) or
 ``"validation"`` (best expected log-likelihood of held-out rows, then a refit on all rows at
 the chosen radius: the paper's protocol). With the ELBO, a radius that trails its chain's
-best by more than ``SCREEN_MARGIN`` per row stops early (from epoch ``SCREEN_AFTER_EPOCHS``),
-unless it is within ``SCREEN_SPARED`` radii of the best.
+best by a margin stops early, unless it is near the best (the fit's
+``prodag.config.spec.PathScreen``).
 The other starts are fitted at the two best radii only; each keeps its best fit by the ELBO,
 and the criterion chooses between them. Where only one of the two radii's fits will count
 (``narrow``: the near-tie rule of ``select_by="elbo-sparse"``), the starts beyond the first
@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from prodag.config.parameters import VALIDATION_FRACTION
+from prodag.config.spec import PATH_SCREEN, PathScreen
 from prodag.inputs.validation import DataError
 
 POLISHED_RADII = 2
@@ -36,17 +37,6 @@ DECIDING_STARTS = 4
 radius they decided on only, as the fits of the other radius are not pooled there
 (``docs/findings.md``). A default fit on candidate parents takes twice as many starts
 (``prodag.config.starts.SCREENED_RESTARTS``): four at each radius, then four at the decided one."""
-SCREEN_AFTER_EPOCHS = 10
-SCREEN_MARGIN = 0.5
-"""With the ELBO criterion, a radius of the path whose best epoch objective (negative ELBO
-per row) trails its chain's best radius by more than ``SCREEN_MARGIN`` from epoch
-``SCREEN_AFTER_EPOCHS`` on stops there (``prodag.inference.Screen``): on the stability
-benchmark's data such a radius ended at least 0.3 per row (30 nats at n = 100) below the
-best, never among the polished radii nor a contender of the mixture (``docs/findings.md``)."""
-SCREEN_SPARED = 1
-"""Radii on each side of a chain's best radius (at the time of screening) that the screen
-never stops: on MUNIN1 the radius next below the best trailed it by 13 per row at epoch 10
-and ended level with it (``docs/findings.md``)."""
 BELOW_GRID = (0.5, 0.25)
 """With the ELBO criterion, where a chain's smallest radius scores best, the radii tried below
 it (as shares of it), from the first start, while the smallest still scores best (at most
@@ -129,8 +119,8 @@ def select_lambda(fit_members: FitMembers, lam_max_of: Callable[[int, Any, Any],
                   score: Callable[[int, Any, float, Any], float], n_lambdas: int,
                   criterion: str, keys: list, n_restarts: int = 1,
                   refit: FitMembers | None = None,
-                  narrow: Callable[[int, list[tuple[float, float]]], float] | None = None
-                  ) -> list[Selection]:
+                  narrow: Callable[[int, list[tuple[float, float]]], float] | None = None,
+                  screen: PathScreen = PATH_SCREEN) -> list[Selection]:
     """Fit the λ path (module docstring) of every chain at once and return each chain's fits
     at its chosen radius. Chain ``c`` trains from ``keys[c]``.
 
@@ -144,7 +134,8 @@ def select_lambda(fit_members: FitMembers, lam_max_of: Callable[[int, Any, Any],
     from every start) and ends the path. ``narrow(c, scored)``, if given, names the radius of
     chain ``c``'s polished ``[(lam, score), ...]`` whose fits count: then only the first
     ``DECIDING_STARTS`` starts run at every polished radius, and the others at the radius
-    ``narrow`` names after them.
+    ``narrow`` names after them. ``screen``: when the path's radii that trail their chain's
+    best stop (with the ELBO criterion only).
     """
     import jax
 
@@ -160,7 +151,7 @@ def select_lambda(fit_members: FitMembers, lam_max_of: Callable[[int, Any, Any],
 
     firsts = fit_members([MemberSpec(c, float(lam), 0, radius_key(c, i, 0))
                        for c in chains for i, lam in enumerate(grids[c])],
-                      f"{n_lambdas} radii", (SCREEN_AFTER_EPOCHS, SCREEN_MARGIN, SCREEN_SPARED)
+                      f"{n_lambdas} radii", screen
                       if criterion != "validation" and refit is None else None)
     results = [[[firsts[c * n_lambdas + i]] for i in range(n_lambdas)] for c in chains]
     scores = [[score(c, results[c][i][0], float(lam), score_key[c])
