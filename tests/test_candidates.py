@@ -203,17 +203,18 @@ def test_a_screened_linear_fit_steps_at_the_faster_rate(settings, screened, expe
     assert resolve(ProDAG(**settings), knowledge, 100).optimiser.lr == expected
 
 
-@pytest.mark.parametrize("screened", [False, True])
-def test_a_screened_linear_fits_path_screens_its_radii_sooner(screened):
-    """On candidate parents the λ path's trailing radii stop after 5 epochs (a margin of 1 a
-    row); elsewhere after 10 (0.5 a row)."""
-    from prodag.config.spec import PATH_SCREEN, SCREENED_PATH_SCREEN, resolve
+@pytest.mark.parametrize("sem, screened, expected", [
+    ("linear", False, "PATH_SCREEN"), ("linear", True, "SCREENED_PATH_SCREEN"),
+    ("additive", True, "PATH_SCREEN")])
+def test_a_screened_linear_fits_path_screens_its_radii_sooner(sem, screened, expected):
+    """On candidate parents a linear fit's λ path stops its trailing radii after 5 epochs (a
+    margin of 1 a row); elsewhere, and for the other SEMs, after 10 (0.5 a row)."""
+    from prodag.config import spec
 
     mask = ~np.eye(100, dtype=bool)
     knowledge = Knowledge(100, candidates=candidates.from_mask(mask)) if screened else None
-    expected = SCREENED_PATH_SCREEN if screened else PATH_SCREEN
-    assert resolve(ProDAG(), knowledge, 100).path_screen == expected
-    assert SCREENED_PATH_SCREEN.after < PATH_SCREEN.after
+    assert spec.resolve(ProDAG(sem=sem), knowledge, 100).path_screen == getattr(spec, expected)
+    assert spec.SCREENED_PATH_SCREEN.after < spec.PATH_SCREEN.after
 
 
 def _screened_problem(p=12, seed=0):

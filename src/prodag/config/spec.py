@@ -128,8 +128,7 @@ class FitSpec:
     restarts: int
     """Starts of each radius (``TrainingOptions.n_restarts`` resolved for p)."""
     path_screen: PathScreen
-    """When the λ path's trailing radii stop (``PATH_SCREEN``, on candidate parents
-    ``SCREENED_PATH_SCREEN``)."""
+    """When the λ path's trailing radii stop (``resolved_path_screen``)."""
     refine_steps: int
     """Metropolis steps of the refinement (``TrainingOptions.refine_steps`` resolved for p)."""
     refine_steps_set: bool
@@ -164,7 +163,7 @@ def resolve(settings, knowledge: Knowledge | None, p: int) -> FitSpec:
                    preprocessing.learns_noise(noise_model), lam,
                    resolved_init(settings) == "data",
                    resolved_restarts(settings, p, screened),
-                   SCREENED_PATH_SCREEN if screened else PATH_SCREEN,
+                   resolved_path_screen(settings, screened),
                    resolved_refine_steps(settings, p, slot_width(knowledge)),
                    training.refine_steps is not None,
                    int(settings.n_chains),
@@ -276,6 +275,12 @@ def resolved_select_by(settings, p: int) -> str:
     if select_by != "auto":
         return select_by
     return "elbo-sparse" if p >= SPARSE_SELECTION_FROM_P else "elbo"
+
+
+def resolved_path_screen(settings, screened: bool) -> PathScreen:
+    """The λ path's screen: ``SCREENED_PATH_SCREEN`` for the linear SEM on candidate parents
+    (``screened``), the fits it was measured on; ``PATH_SCREEN`` otherwise."""
+    return SCREENED_PATH_SCREEN if screened and settings.sem == "linear" else PATH_SCREEN
 
 
 def resolved_restarts(settings, p: int, screened: bool = False) -> int:
