@@ -110,7 +110,7 @@ class MemberSpec(NamedTuple):
 FitMembers = Callable[..., list]
 """``fit_members(specs, stage, screen=None, unplanned=False)``: fit every ``MemberSpec`` (one
 batch) and return one fit per spec, in order; ``stage`` names the batch on the progress bar;
-``screen=(after, margin, spared)`` stops the members trailing their chain's best
+``screen``, a ``prodag.config.spec.PathScreen``, stops the members trailing their chain's best
 (``prodag.inference.Screen``); ``unplanned``: fits the plan's count
 (``prodag.fit.plan.n_fits``) leaves out, which the progress bar's total gains when they run."""
 
