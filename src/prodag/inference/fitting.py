@@ -112,9 +112,9 @@ def member_fitter(engine: VariationalInference, rows_of_chain: Sequence[Rows],
     """``fit_members(specs, stage, screen)``: every ``radius_selection.MemberSpec`` fitted in
     one batch, spec ``s`` on chain ``s.chain``'s rows ``rows_of_chain[s.chain]`` from its start
     ``s.start`` (chains that share one ``Rows`` share its data in the batch); one
-    ``FitResult`` per spec, in order. ``screen``, a ``PathScreen(after, margin, spared)``: a member trailing
-    its chain's best by more than ``margin`` from epoch ``after`` on stops, unless it is
-    within ``spared`` places of the best's radius (``Screen``);
+    ``FitResult`` per spec, in order. ``screen``, a ``PathScreen(after, margin, spared)``: a
+    member trailing its chain's best by more than ``margin`` from epoch ``after`` on stops,
+    unless it is within ``spared`` places of the best's radius (``Screen``);
     ``unplanned``: the fits are beyond the progress bar's total, which gains them."""
 
     def fit_members(specs: list, stage: str, screen=None, unplanned=False) -> list[FitResult]:
