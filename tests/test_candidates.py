@@ -217,6 +217,20 @@ def test_a_screened_linear_fits_path_screens_its_radii_sooner(sem, screened, exp
     assert spec.SCREENED_PATH_SCREEN.after < spec.PATH_SCREEN.after
 
 
+@pytest.mark.parametrize("settings, screened, expected", [
+    ({}, False, 5), ({}, True, 3), ({"sem": "additive"}, True, 5),
+    ({"training": TrainingOptions(patience=7)}, True, 7)])
+def test_a_screened_linear_fit_stops_after_three_epochs_without_gain(settings, screened,
+                                                                     expected):
+    """``patience=None`` resolves to 3 for the linear SEM on candidate parents and to 5
+    elsewhere; a patience that is set is kept."""
+    from prodag.config.spec import resolve
+
+    mask = ~np.eye(100, dtype=bool)
+    knowledge = Knowledge(100, candidates=candidates.from_mask(mask)) if screened else None
+    assert resolve(ProDAG(**settings), knowledge, 100).optimiser.patience == expected
+
+
 def _screened_problem(p=12, seed=0):
     """Random weights, a sparse candidate support with two required edges, and data."""
     rng = np.random.default_rng(seed)

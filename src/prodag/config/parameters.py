@@ -48,7 +48,8 @@ class TrainingOptions:
         Early stopping: an epoch is ``steps_per_epoch`` full-batch Adam steps; a fit stops
         after ``patience`` epochs whose mean objective (per row) does not beat the best by more
         than ``min_delta`` (``prodag.inference``). Averaging over an epoch's steps tames the
-        Monte Carlo noise that a single step's objective carries.
+        Monte Carlo noise that a single step's objective carries. ``patience=None``: 3 for
+        the linear SEM on candidate parents, 5 otherwise (``prodag.config.spec``).
     prior_mean : float
         Mean of the Gaussian prior ``N(prior_mean, prior_std²)`` on every weight of ``ω̃``
         (0: no edge is favoured a priori).
@@ -101,7 +102,7 @@ class TrainingOptions:
         from 100 variables on, no screen below; None: no screen.
     """
 
-    patience: int = 5
+    patience: int | None = None
     steps_per_epoch: int = 10
     min_delta: float = 1e-3
     prior_mean: float = 0.0
@@ -263,7 +264,8 @@ def rules() -> dict[str, Callable]:
         "seed": _optional(check_seed), "progress": _boolean("progress"),
         "training": _group("training"), "network": _group("network"),
         # TrainingOptions
-        "patience": integer("patience"), "steps_per_epoch": integer("steps_per_epoch"),
+        "patience": _optional(integer("patience")),
+        "steps_per_epoch": integer("steps_per_epoch"),
         "min_delta": positive("min_delta", zero=True), "prior_mean": _finite("prior_mean"),
         "n_lambdas": integer("n_lambdas"), "select_by": choice("select_by", SELECTIONS),
         "validation_fraction": _fraction, "init": choice("init", INITS),

@@ -19,8 +19,8 @@ import numpy as np
 import optax
 
 from prodag.config import parameters
-from prodag.config.starts import (SCREENED_LR, SCREENED_RESTARTS, n_searched_graphs,
-                                  takes_two_orders)
+from prodag.config.starts import (SCREENED_LR, SCREENED_PATIENCE, SCREENED_RESTARTS,
+                                  n_searched_graphs, takes_two_orders)
 from prodag.inputs import preprocessing
 from prodag.inputs.knowledge import Knowledge
 from prodag.models import StructuralEquationModel, make_model
@@ -183,8 +183,8 @@ def optimiser_options(settings, p: int, screened: bool = False) -> OptimiserOpti
     """The optimiser's ``OptimiserOptions`` of ``settings`` for ``p`` variables, on candidate
     parents or not (``screened``), with ``lr=None`` resolved (for the linear SEM 0.03, at which
     its many data starts each keep their own mode whatever the key, and on candidate parents
-    ``SCREENED_LR``; 0.1, the paper's, otherwise) and ``n_samples=None``
-    (``resolved_n_samples``)."""
+    ``SCREENED_LR``; 0.1, the paper's, otherwise), ``patience=None`` (``resolved_patience``)
+    and ``n_samples=None`` (``resolved_n_samples``)."""
     training = parameters.training_options(settings)
     if settings.lr is not None:
         lr = float(settings.lr)
@@ -194,7 +194,7 @@ def optimiser_options(settings, p: int, screened: bool = False) -> OptimiserOpti
         lr = PAPER_LR
     return OptimiserOptions(n_samples=resolved_n_samples(settings, p),
                             max_epochs=settings.max_epochs,
-                            patience=training.patience, lr=lr,
+                            patience=resolved_patience(settings, screened), lr=lr,
                             steps_per_epoch=training.steps_per_epoch,
                             min_delta=float(training.min_delta))
 
@@ -208,6 +208,9 @@ def with_knowledge(spec: FitSpec, knowledge: Knowledge | None) -> FitSpec:
 
 LINEAR_LR = 0.03
 PAPER_LR = 0.1
+PATIENCE = 5
+"""Epochs without improvement after which a fit stops, but for a linear fit on candidate
+parents (``SCREENED_PATIENCE``)."""
 PATH_SCREEN = PathScreen(after=10, margin=0.5, spared=1)
 """The λ path's screen: on the stability benchmark's data a radius trailing its chain's best by
 more than 0.5 per row at epoch 10 ended at least 0.3 per row (30 nats at n = 100) below the
@@ -281,6 +284,15 @@ def resolved_path_screen(settings, screened: bool) -> PathScreen:
     """The λ path's screen: ``SCREENED_PATH_SCREEN`` for the linear SEM on candidate parents
     (``screened``), the fits it was measured on; ``PATH_SCREEN`` otherwise."""
     return SCREENED_PATH_SCREEN if screened and settings.sem == "linear" else PATH_SCREEN
+
+
+def resolved_patience(settings, screened: bool) -> int:
+    """``training.patience`` with ``None`` resolved: ``SCREENED_PATIENCE`` for the linear SEM on
+    candidate parents (``screened``), the fits it was measured on; ``PATIENCE`` otherwise."""
+    patience = parameters.training_options(settings).patience
+    if patience is not None:
+        return int(patience)
+    return SCREENED_PATIENCE if screened and settings.sem == "linear" else PATIENCE
 
 
 def resolved_restarts(settings, p: int, screened: bool = False) -> int:
