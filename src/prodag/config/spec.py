@@ -280,10 +280,16 @@ def resolved_select_by(settings, p: int) -> str:
     return "elbo-sparse" if p >= SPARSE_SELECTION_FROM_P else "elbo"
 
 
+def screened_linear(settings, screened: bool) -> bool:
+    """Whether the fit is the linear SEM's on candidate parents (``screened``): the fits that
+    the ``SCREENED_*`` defaults were measured on."""
+    return screened and settings.sem == "linear"
+
+
 def resolved_path_screen(settings, screened: bool) -> PathScreen:
     """The λ path's screen: ``SCREENED_PATH_SCREEN`` for the linear SEM on candidate parents
     (``screened``), the fits it was measured on; ``PATH_SCREEN`` otherwise."""
-    return SCREENED_PATH_SCREEN if screened and settings.sem == "linear" else PATH_SCREEN
+    return SCREENED_PATH_SCREEN if screened_linear(settings, screened) else PATH_SCREEN
 
 
 def resolved_patience(settings, screened: bool) -> int:
@@ -292,7 +298,7 @@ def resolved_patience(settings, screened: bool) -> int:
     patience = parameters.training_options(settings).patience
     if patience is not None:
         return int(patience)
-    return SCREENED_PATIENCE if screened and settings.sem == "linear" else PATIENCE
+    return SCREENED_PATIENCE if screened_linear(settings, screened) else PATIENCE
 
 
 def resolved_restarts(settings, p: int, screened: bool = False) -> int:
