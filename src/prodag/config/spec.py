@@ -250,11 +250,6 @@ every default fit of the additive SEM and the MLP."""
 AUTO_SAMPLES_P = 20
 MAX_AUTO_SAMPLES = 100
 """The most samples a default linear fit takes (the paper's L), below ``AUTO_SAMPLES_P``."""
-SCREENED_SAMPLES = 25
-"""Monte Carlo samples per step of a linear fit on candidate parents, whose fits return their
-last epoch's mean iterate (``OptimiserOptions.average_epoch``): over ten p = 100, n = 100
-datasets a fit took 66 s instead of 100 with 50 draws, for Brier +1.1 ± 0.4 and E-SHD
-+0.6 ± 0.4 (docs/findings.md, 2026-11-30, "25 draws a step on candidate parents")."""
 
 
 def resolved_n_samples(settings, p: int, screened: bool = False) -> int:
@@ -262,14 +257,11 @@ def resolved_n_samples(settings, p: int, screened: bool = False) -> int:
     ``AUTO_SAMPLES · (AUTO_SAMPLES_P / p)²`` between ``AUTO_SAMPLES`` and
     ``MAX_AUTO_SAMPLES`` (100 up to p = 14, 50 from p = 20: a step's arithmetic, about
     ``L · p²``, at most the p = 20 default's; chosen by the stability benchmark at p = 10
-    and p = 20, docs/findings.md), and ``SCREENED_SAMPLES`` on candidate parents
-    (``screened``); ``AUTO_SAMPLES`` for the other SEMs."""
+    and p = 20, docs/findings.md); ``AUTO_SAMPLES`` for the other SEMs."""
     if settings.n_samples is not None:
         return int(settings.n_samples)
     if settings.sem != "linear":
         return AUTO_SAMPLES
-    if screened:
-        return SCREENED_SAMPLES
     scaled = int(AUTO_SAMPLES * (AUTO_SAMPLES_P / max(p, 1)) ** 2)
     return min(MAX_AUTO_SAMPLES, max(AUTO_SAMPLES, scaled))
 
