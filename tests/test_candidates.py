@@ -231,22 +231,6 @@ def test_a_screened_linear_fit_stops_after_three_epochs_without_gain(settings, s
     assert resolve(ProDAG(**settings), knowledge, 100).optimiser.patience == expected
 
 
-@pytest.mark.parametrize("settings, screened, samples, averaged", [
-    ({}, False, 50, False), ({}, True, 25, True), ({"sem": "additive"}, True, 50, False),
-    ({"n_samples": 40}, True, 40, True)])
-def test_a_screened_linear_fit_steps_on_25_draws_and_averages_its_last_epoch(
-        settings, screened, samples, averaged):
-    """``n_samples=None`` resolves to 25 draws a step for the linear SEM on candidate parents
-    (50 elsewhere from p = 20 on), whose fits return their last epoch's mean iterate; a set
-    ``n_samples`` is kept."""
-    from prodag.config.spec import resolve
-
-    mask = ~np.eye(100, dtype=bool)
-    knowledge = Knowledge(100, candidates=candidates.from_mask(mask)) if screened else None
-    optimiser = resolve(ProDAG(**settings), knowledge, 100).optimiser
-    assert (optimiser.n_samples, optimiser.average_epoch) == (samples, averaged)
-
-
 def _screened_problem(p=12, seed=0):
     """Random weights, a sparse candidate support with two required edges, and data."""
     rng = np.random.default_rng(seed)

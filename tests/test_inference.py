@@ -211,57 +211,6 @@ def test_an_epoch_moves_the_active_members_only_and_alike_in_any_batching(data, 
                            np.asarray(start.q.loc["W"]))
 
 
-@pytest.mark.parametrize("member_batch", [0, 1])
-def test_an_averaging_epoch_returns_the_mean_of_its_iterates_and_trains_alike(data,
-                                                                            member_batch):
-    """``average_epoch``: one epoch's result is the mean of its steps' iterates, replayed here
-    step by step with the kernel's keys and optimiser; the iterate, the objective and the
-    optimiser's state are those of an epoch without averaging, whose result is its iterate."""
-    import optax
-
-    from prodag.inference import init_state, stack
-
-    _, prepared = data
-    noise = np.ones(3, np.float32)
-    options = OptimiserOptions(n_samples=8, steps_per_epoch=4, member_batch=member_batch)
-    plain = variational_inference(LinearSEM(), EXACT, options)
-    averaging = variational_inference(LinearSEM(), EXACT,
-                                      OptimiserOptions(**{**options.__dict__,
-                                                          "average_epoch": True}))
-    start = plain.init_params(3, noise)
-    members = plain.members([np.inf, 1.5], noise, [0, 0], [60, 60], jnp.float32)
-    keys = jax.random.split(jax.random.PRNGKey(7), 2)
-    state = init_state(plain.kernels.optimizer, stack([start] * 2), keys, 5)
-    data_sets = stack([prepared])
-    active = jnp.asarray([True, True])
-    without = plain.kernels.step(state, members, data_sets, active)
-    averaged = averaging.kernels.step(state, members, data_sets, active)
-
-    for a, b in zip(jax.tree.leaves((without.params, without.opt_state, without.history)),
-                    jax.tree.leaves((averaged.params, averaged.opt_state, averaged.history))):
-        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, atol=1e-7)
-    for a, b in zip(jax.tree.leaves(without.result), jax.tree.leaves(without.params)):
-        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
-
-    optimizer = plain.kernels.optimizer
-    for m, lam in enumerate([np.inf, 1.5]):
-        params = start
-        opt_state = optimizer.init(params)
-        _, sub = jax.random.split(keys[m])
-        iterates = []
-        for step_key in jax.random.split(sub, options.steps_per_epoch):
-            grads = jax.grad(plain.objective)(params, step_key, prepared, jnp.float32(60),
-                                              jnp.float32(lam), jnp.asarray(noise))
-            updates, opt_state = optimizer.update(grads, opt_state, params)
-            params = optax.apply_updates(params, updates)
-            iterates.append(params)
-        mean = jax.tree.map(lambda *x: np.mean(np.stack(x), axis=0), *iterates)
-        for expected, got, last in zip(jax.tree.leaves(mean), jax.tree.leaves(averaged.result),
-                                       jax.tree.leaves(averaged.params)):
-            np.testing.assert_allclose(np.asarray(got)[m], expected, rtol=1e-4, atol=1e-5)
-            assert not np.allclose(np.asarray(last)[m], expected, rtol=1e-4, atol=1e-5)
-
-
 def test_members_stop_on_their_own_and_each_result_is_its_own(data):
     """Members that differ only in patience-relevant behaviour: with a vanishing learning
     rate nothing improves after the first epoch, so every member stops after 1 + patience

@@ -62,9 +62,7 @@ class ProDAG(ParameterProtocol):
         ℓ1 step off.
     n_samples : int or None
         Monte Carlo samples ``L`` of the graph per training step; ``None``: resolved for p
-        (``prodag.config.spec.resolved_n_samples``: 100 up to p = 14, 50 from p = 20, 25 for
-        the linear SEM on candidate parents, whose fits then return their last epoch's mean
-        iterate).
+        (``prodag.config.spec.resolved_n_samples``: 100 up to p = 14, 50 from p = 20).
     max_epochs : int
         The most epochs of every fit (each may stop earlier: ``TrainingOptions.patience``).
     lr : float or None

@@ -50,7 +50,7 @@ def check_settings(frame: pd.DataFrame, interventions=None, conditions=None, **s
     if interventions is not None:
         intervention_mask(interventions, columns, len(data))
     n, p = data.shape
-    n_samples = resolved_n_samples(estimator, p, on_candidates(estimator, p))
+    n_samples = resolved_n_samples(estimator, p)
     needed = fit_bytes(n, p, n_samples, estimator.sem, network_options(estimator).hidden_units)
     check_memory(needed, f"Fitting {p} variables with --n-samples {n_samples}",
                  "lower --n-samples, or fit fewer variables.")
@@ -71,7 +71,7 @@ def announce(estimator, p: int, needed: int) -> None:
     """Print the memory of a fit of more than ``LARGE_P`` variables, and the time of one
     estimated (``prodag.resources.fit_seconds`` and ``refine_seconds``) to take over
     ``ANNOUNCED_SECONDS``, with the options that shorten it."""
-    from prodag.config.spec import resolve, resolved_n_samples
+    from prodag.config.spec import resolve
     from prodag.fit.draws import REFINED_DRAWS
     from prodag.fit.plan import n_fits
     from prodag.resources import (ANNOUNCED_SECONDS, TYPICAL_EPOCHS, fit_seconds, format_bytes,
@@ -83,8 +83,8 @@ def announce(estimator, p: int, needed: int) -> None:
     spec = resolve(estimator, None, p)
     split = spec.split
     fits = n_fits(spec, split)
+    n_samples = spec.optimiser.n_samples
     screened = on_candidates(estimator, p)
-    n_samples = resolved_n_samples(estimator, p, screened)
     fitting = fit_seconds(p, n_samples, fits, estimator.max_epochs,
                           spec.optimiser.steps_per_epoch, screened)
     refining = refine_seconds(p, REFINED_DRAWS, spec.refine_steps, screened)

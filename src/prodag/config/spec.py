@@ -84,10 +84,6 @@ class OptimiserOptions:
     compiled loop (``lax.map``). 0: all at once, stopped members leaving the batch as it
     shrinks (the default on a CPU as on a GPU: ``docs/findings.md``). 1: one at a time, a
     stopped member skipped (least memory)."""
-    average_epoch: bool = False
-    """Return the mean of a fit's last epoch's iterates (its ``steps_per_epoch`` steps,
-    Polyak-Ruppert averaging) instead of its last iterate: the Monte Carlo noise of the last
-    steps averages out of the result; the training itself is unchanged."""
 
     def transformation(self) -> optax.GradientTransformation:
         """The optimiser these options describe: Adam with learning rate ``lr`` (a new
@@ -196,12 +192,11 @@ def optimiser_options(settings, p: int, screened: bool = False) -> OptimiserOpti
         lr = SCREENED_LR if screened else LINEAR_LR
     else:
         lr = PAPER_LR
-    return OptimiserOptions(n_samples=resolved_n_samples(settings, p, screened),
+    return OptimiserOptions(n_samples=resolved_n_samples(settings, p),
                             max_epochs=settings.max_epochs,
                             patience=resolved_patience(settings, screened), lr=lr,
                             steps_per_epoch=training.steps_per_epoch,
-                            min_delta=float(training.min_delta),
-                            average_epoch=screened_linear(settings, screened))
+                            min_delta=float(training.min_delta))
 
 
 def with_knowledge(spec: FitSpec, knowledge: Knowledge | None) -> FitSpec:
@@ -252,7 +247,7 @@ MAX_AUTO_SAMPLES = 100
 """The most samples a default linear fit takes (the paper's L), below ``AUTO_SAMPLES_P``."""
 
 
-def resolved_n_samples(settings, p: int, screened: bool = False) -> int:
+def resolved_n_samples(settings, p: int) -> int:
     """``settings.n_samples`` with ``None`` resolved for ``p`` variables: for the linear SEM,
     ``AUTO_SAMPLES · (AUTO_SAMPLES_P / p)²`` between ``AUTO_SAMPLES`` and
     ``MAX_AUTO_SAMPLES`` (100 up to p = 14, 50 from p = 20: a step's arithmetic, about

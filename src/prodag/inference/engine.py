@@ -267,7 +267,7 @@ class VariationalInference:
             newly = [r for r in np.flatnonzero(~still) if member_at[r] not in finished]
             if newly:  # a stopped member's state is final: kept on the host (sliced there,
                 # so no slice of a new shape compiles)
-                params, history = jax.tree.map(np.asarray, (state.result, state.history))
+                params, history = jax.tree.map(np.asarray, (state.params, state.history))
                 for r in newly:
                     finished[int(member_at[r])] = (
                         jax.tree.map(lambda x, r=r: x[r], params), history[r, :epochs[r]])

@@ -74,9 +74,6 @@ class FitState(NamedTuple):
     """``(M,)`` epochs since the last improvement."""
     history: jax.Array
     """``(M, max_epochs)`` every epoch's objective (NaN after the last)."""
-    result: Params
-    """What each member's fit returns: the mean of its last epoch's iterates where
-    ``OptimiserOptions.average_epoch``, else its last iterate (``params``)."""
 
 
 def noise_variance_of(params: Params, fixed: jax.Array) -> jax.Array:
@@ -119,7 +116,7 @@ def init_state(optimizer: optax.GradientTransformation, params: Params, keys: ja
     return FitState(params, jax.vmap(optimizer.init)(params), keys,
                     jnp.zeros(n_members, jnp.int32), jnp.full(n_members, jnp.inf, dtype),
                     jnp.zeros(n_members, jnp.int32),
-                    jnp.full((n_members, max_epochs), jnp.nan, dtype), params)
+                    jnp.full((n_members, max_epochs), jnp.nan, dtype))
 
 
 def running(state: FitState, patience: int, epoch_limit: jax.Array) -> jax.Array:
@@ -136,30 +133,23 @@ def epoch(loss, optimizer: optax.GradientTransformation, options: OptimiserOptio
         own = member_data(data, index)
 
         def step(carry, step_key):
-            params, opt_state, total = carry
+            params, opt_state = carry
             value, grads = jax.value_and_grad(loss)(params, step_key, own, n_rows, lam, noise)
             updates, opt_state = optimizer.update(grads, opt_state, params)
-            params = optax.apply_updates(params, updates)
-            if options.average_epoch:
-                total = jax.tree.map(jnp.add, total, params)
-            return (params, opt_state, total), value
+            return (optax.apply_updates(params, updates), opt_state), value
 
-        zeros = jax.tree.map(jnp.zeros_like, params) if options.average_epoch else None
-        (params, opt_state, total), values = lax.scan(
-            step, (params, opt_state, zeros), jax.random.split(sub, options.steps_per_epoch))
-        result = (jax.tree.map(lambda x: x / options.steps_per_epoch, total)
-                  if options.average_epoch else params)
-        return params, opt_state, key, jnp.mean(values), result
+        (params, opt_state), values = lax.scan(
+            step, (params, opt_state), jax.random.split(sub, options.steps_per_epoch))
+        return params, opt_state, key, jnp.mean(values)
 
-    params, opt_state, keys, value, result = over_members(
+    params, opt_state, keys, value = over_members(
         one, options.member_batch, active, state.params, state.opt_state, state.key,
         members.lam, members.noise_variance, members.data_index, members.n_rows)
     improved = value < state.best - options.min_delta
     stepped = FitState(params, opt_state, keys, state.epoch + 1,
                        jnp.where(improved, jnp.minimum(value, state.best), state.best),
                        jnp.where(improved, 0, state.wait + 1),
-                       state.history.at[jnp.arange(value.shape[0]), state.epoch].set(value),
-                       result)
+                       state.history.at[jnp.arange(value.shape[0]), state.epoch].set(value))
     return select(active, stepped, state)
 
 
@@ -167,7 +157,7 @@ def over_members(function, member_batch: int, active: jax.Array, *args):
     """``function`` of one member applied to every member of ``args`` (leading axis M):
     ``vmap`` over all (``member_batch`` 0) or over batches of ``member_batch`` run one after
     another; with one member at a time, the members not ``active (M,)`` are skipped (their
-    outputs then are their inputs: the parameters as the result, NaN as the objective)."""
+    outputs then are their inputs, and NaN for the last, the objective)."""
     if member_batch == 0:
         return jax.vmap(function)(*args)
     if member_batch > 1:
@@ -176,7 +166,7 @@ def over_members(function, member_batch: int, active: jax.Array, *args):
     def one_or_skip(a):
         *inputs, is_active = a
         return lax.cond(is_active, lambda x: function(*x),
-                        lambda x: (*x[:3], jnp.full((), jnp.nan, x[3].dtype), x[0]), inputs)
+                        lambda x: (*x[:3], jnp.full((), jnp.nan, x[3].dtype)), inputs)
 
     return lax.map(one_or_skip, (*args, active))
 
