@@ -249,14 +249,25 @@ def batch_engine_each_epoch():
                                                   steps_per_epoch=3, epochs_per_call=1))
 
 
-def test_stopped_members_leave_the_batch_and_each_fit_stays_its_own(data, batch_engine):
+def test_stopped_members_leave_the_batch_and_each_fit_stays_its_own(data, batch_engine,
+                                                                   shrinking_batches,
+                                                                   monkeypatch):
     """Five members at different radii stop at different epochs; run all at once (vmap), the
     batch shrinks as they stop (``compacted_size``), and each member's epochs and score
     agree with the same members run one at a time."""
     from prodag.inference import compacted_size
+    from prodag.inference import engine as engine_module
+    from prodag.inference.kernels import take_members as library_take_members
 
     assert [compacted_size(k, 8) for k in (1, 2, 3, 4, 5, 8)] == [1, 2, 4, 4, 8, 8]
     assert [compacted_size(k, 12) for k in (3, 5, 8, 9, 12)] == [4, 8, 8, 12, 12]
+    sizes = []  # the batch sizes the running members move to
+
+    def take_members(tree, index):
+        sizes.append(len(index))
+        return library_take_members(tree, index)
+
+    monkeypatch.setattr(engine_module, "take_members", take_members)
     _, prepared = data
     noise = np.ones(3, np.float32)
     results = []
@@ -271,6 +282,7 @@ def test_stopped_members_leave_the_batch_and_each_fit_stays_its_own(data, batch_
                                           members, jax.tree.map(lambda x: x[None], prepared)))
     together, alone = results
     assert len({len(fit.history) for fit in together}) > 1  # they stop at different epochs
+    assert 0 < len([s for s in sizes if s < 5])  # the batch of five shrank as they stopped
     assert [len(fit.history) for fit in together] == [len(fit.history) for fit in alone]
     for a, b in zip(together, alone):
         assert abs(a.objective - b.objective) <= 1e-4 * abs(b.objective)
@@ -315,7 +327,7 @@ def test_the_batch_copies_match_jnp_and_compile_nothing():
 
 
 def test_how_often_the_host_looks_changes_no_member_of_a_shrinking_batch(
-        data, monkeypatch, batch_engine, batch_engine_each_epoch):
+        data, monkeypatch, batch_engine, batch_engine_each_epoch, shrinking_batches):
     """Members leave the batch only at fixed epochs (``COMPACT_EVERY``), so the batches each
     member runs in, and with them its numbers to the last bit, are the same however the calls
     are sized (by the seconds they take, in a fit): here one epoch a call against the most
