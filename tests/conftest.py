@@ -31,10 +31,10 @@
   library moves the running members to a smaller batch as others stop
   (``engine.compacted_size``), which saves arithmetic at scale but compiles the training loop
   once more for every smaller size, and in the suite's tiny fits the compiling is the cost
-  (a default fit at p = 3: 7 compilations of the loop against 3, 12.4 s against 10.3 s in a
-  fresh process). A stopped member's state is final either way (the loop leaves it be), so
-  the fits are the same up to XLA's rounding of a batch of another shape. The tests of the
-  shrinking batch ask for it (``shrinking_batches``); subprocesses keep the library's rule.
+  (docs/findings.md, 2026-11-30). A stopped member's state is final either way (the loop
+  leaves it be), so the fits are the same up to XLA's rounding of a batch of another shape.
+  The tests of the shrinking batch ask for it (``shrinking_batches``); subprocesses keep the
+  library's rule.
 """
 
 import atexit
