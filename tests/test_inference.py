@@ -261,7 +261,7 @@ def test_stopped_members_leave_the_batch_and_each_fit_stays_its_own(data, batch_
 
     assert [compacted_size(k, 8) for k in (1, 2, 3, 4, 5, 8)] == [1, 2, 4, 4, 8, 8]
     assert [compacted_size(k, 12) for k in (3, 5, 8, 9, 12)] == [4, 8, 8, 12, 12]
-    sizes = []  # the batch sizes the running members move to
+    sizes = []  # the sizes of the engine's batch copies (its last, back to all five, included)
 
     def take_members(tree, index):
         sizes.append(len(index))
