@@ -231,6 +231,20 @@ def test_a_screened_linear_fit_stops_after_three_epochs_without_gain(settings, s
     assert resolve(ProDAG(**settings), knowledge, 100).optimiser.patience == expected
 
 
+@pytest.mark.parametrize("settings, screened, expected", [
+    ({}, False, 10), ({}, True, 5), ({"sem": "additive"}, True, 10),
+    ({"training": TrainingOptions(steps_per_epoch=7)}, True, 7),
+    ({"training": TrainingOptions(steps_per_epoch=7)}, False, 7)])
+def test_a_screened_linear_fit_takes_five_steps_an_epoch(settings, screened, expected):
+    """``steps_per_epoch=None`` resolves to 5 for the linear SEM on candidate parents and to 10
+    elsewhere; a number that is set is kept."""
+    from prodag.config.spec import resolve
+
+    mask = ~np.eye(100, dtype=bool)
+    knowledge = Knowledge(100, candidates=candidates.from_mask(mask)) if screened else None
+    assert resolve(ProDAG(**settings), knowledge, 100).optimiser.steps_per_epoch == expected
+
+
 def _screened_problem(p=12, seed=0):
     """Random weights, a sparse candidate support with two required edges, and data."""
     rng = np.random.default_rng(seed)

@@ -49,7 +49,8 @@ class TrainingOptions:
         after ``patience`` epochs whose mean objective (per row) does not beat the best by more
         than ``min_delta`` (``prodag.inference``). Averaging over an epoch's steps tames the
         Monte Carlo noise that a single step's objective carries. ``patience=None``: 3 for
-        the linear SEM on candidate parents, 5 otherwise (``prodag.config.spec``).
+        the linear SEM on candidate parents, 5 otherwise; ``steps_per_epoch=None``: 5 for the
+        linear SEM on candidate parents, 10 otherwise (``prodag.config.spec``).
     prior_mean : float
         Mean of the Gaussian prior ``N(prior_mean, prior_std²)`` on every weight of ``ω̃``
         (0: no edge is favoured a priori).
@@ -103,7 +104,7 @@ class TrainingOptions:
     """
 
     patience: int | None = None
-    steps_per_epoch: int = 10
+    steps_per_epoch: int | None = None
     min_delta: float = 1e-3
     prior_mean: float = 0.0
     n_lambdas: int = 10
@@ -265,7 +266,7 @@ def rules() -> dict[str, Callable]:
         "training": _group("training"), "network": _group("network"),
         # TrainingOptions
         "patience": _optional(integer("patience")),
-        "steps_per_epoch": integer("steps_per_epoch"),
+        "steps_per_epoch": _optional(integer("steps_per_epoch")),
         "min_delta": positive("min_delta", zero=True), "prior_mean": _finite("prior_mean"),
         "n_lambdas": integer("n_lambdas"), "select_by": choice("select_by", SELECTIONS),
         "validation_fraction": _fraction, "init": choice("init", INITS),

@@ -20,6 +20,7 @@ import optax
 
 from prodag.config import parameters
 from prodag.config.starts import (SCREENED_LR, SCREENED_PATIENCE, SCREENED_RESTARTS,
+                                   SCREENED_STEPS_PER_EPOCH,
                                   n_searched_graphs, takes_two_orders)
 from prodag.inputs import preprocessing
 from prodag.inputs.knowledge import Knowledge
@@ -183,8 +184,9 @@ def optimiser_options(settings, p: int, screened: bool = False) -> OptimiserOpti
     """The optimiser's ``OptimiserOptions`` of ``settings`` for ``p`` variables, on candidate
     parents or not (``screened``), with ``lr=None`` resolved (for the linear SEM 0.03, at which
     its many data starts each keep their own mode whatever the key, and on candidate parents
-    ``SCREENED_LR``; 0.1, the paper's, otherwise), ``patience=None`` (``resolved_patience``)
-    and ``n_samples=None`` (``resolved_n_samples``)."""
+    ``SCREENED_LR``; 0.1, the paper's, otherwise), ``patience=None`` (``resolved_patience``),
+    ``steps_per_epoch=None`` (``resolved_steps_per_epoch``) and ``n_samples=None``
+    (``resolved_n_samples``)."""
     training = parameters.training_options(settings)
     if settings.lr is not None:
         lr = float(settings.lr)
@@ -195,7 +197,7 @@ def optimiser_options(settings, p: int, screened: bool = False) -> OptimiserOpti
     return OptimiserOptions(n_samples=resolved_n_samples(settings, p),
                             max_epochs=settings.max_epochs,
                             patience=resolved_patience(settings, screened), lr=lr,
-                            steps_per_epoch=training.steps_per_epoch,
+                            steps_per_epoch=resolved_steps_per_epoch(settings, screened),
                             min_delta=float(training.min_delta))
 
 
@@ -211,6 +213,8 @@ PAPER_LR = 0.1
 PATIENCE = 5
 """Epochs without improvement after which a fit stops, but for a linear fit on candidate
 parents (``SCREENED_PATIENCE``)."""
+STEPS_PER_EPOCH = 10
+"""Adam steps an epoch, but for a linear fit on candidate parents (``SCREENED_STEPS_PER_EPOCH``)."""
 PATH_SCREEN = PathScreen(after=10, margin=0.5, spared=1)
 """The λ path's screen: on the stability benchmark's data a radius trailing its chain's best by
 more than 0.5 per row at epoch 10 ended at least 0.3 per row (30 nats at n = 100) below the
@@ -299,6 +303,16 @@ def resolved_patience(settings, screened: bool) -> int:
     if patience is not None:
         return int(patience)
     return SCREENED_PATIENCE if screened_linear(settings, screened) else PATIENCE
+
+
+def resolved_steps_per_epoch(settings, screened: bool) -> int:
+    """``training.steps_per_epoch`` with ``None`` resolved: ``SCREENED_STEPS_PER_EPOCH`` for the
+    linear SEM on candidate parents (``screened``), the fits it was measured on;
+    ``STEPS_PER_EPOCH`` otherwise."""
+    steps = parameters.training_options(settings).steps_per_epoch
+    if steps is not None:
+        return int(steps)
+    return SCREENED_STEPS_PER_EPOCH if screened_linear(settings, screened) else STEPS_PER_EPOCH
 
 
 def resolved_restarts(settings, p: int, screened: bool = False) -> int:
