@@ -19,6 +19,22 @@ def _row(method, seed, value=1.0):
             "ef1": value, "auroc": value}
 
 
+def test_the_report_reads_each_experiment_from_its_own_file_only(tmp_path):
+    """A variant kept under another name (``linear-100_steps5.json``) and a quick run are not
+    tables of the report; the experiment's own file is."""
+    from benchmarks.suite import report
+
+    def write(name, rows, quick=False):
+        (tmp_path / name).write_text(json.dumps(
+            {"experiment": "linear-100", "quick": quick, "rows": rows}))
+
+    write("linear-100.json", [_row("ProDAG", 0, 1.0)])
+    write("linear-100_steps5.json", [_row("ProDAG", 0, 2.0)])
+    write("linear-100-quick.json", [_row("ProDAG", 0, 3.0)], quick=True)
+    records = report.load_records(tmp_path)
+    assert [(r["experiment"], r["rows"][0]["brier"]) for r in records] == [("linear-100", 1.0)]
+
+
 def test_kept_rows_keep_only_the_methods_not_run_again(tmp_path):
     old = [{"method": "ProDAG", "seed": 0, "brier": 9.0},
            {"method": "DAGMA", "seed": 0, "brier": 8.0},

@@ -205,7 +205,9 @@ def _with_paper_rows(table: pd.DataFrame, paper: dict) -> pd.DataFrame:
 
 
 def load_records(results_dir: Path = RESULTS_DIR) -> list[dict]:
-    """Finished experiments, plus the checkpointed rows of unfinished ones (marked partial)."""
+    """Finished experiments, plus the checkpointed rows of unfinished ones (marked partial).
+    A copy of an experiment's JSON kept under another name (``linear-100_steps5.json``, a
+    variant a finding cites) is not one of its tables."""
     records = []
     for path in sorted(results_dir.glob("*.json")):
         if path.name.endswith(".partial.json"):
@@ -217,7 +219,8 @@ def load_records(results_dir: Path = RESULTS_DIR) -> list[dict]:
                             "description": EXPERIMENTS[name].description})
         else:
             record = json.loads(path.read_text())
-            if (isinstance(record, dict) and record.get("experiment") in EXPERIMENTS
+            if (isinstance(record, dict) and record.get("experiment") == path.stem
+                    and record["experiment"] in EXPERIMENTS
                     and not record.get("quick")):  # studies write other shapes
                 records.append(record)
     return [r for r in records if r.get("rows")]
