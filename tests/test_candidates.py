@@ -231,18 +231,20 @@ def test_a_screened_linear_fit_stops_after_three_epochs_without_gain(settings, s
     assert resolve(ProDAG(**settings), knowledge, 100).optimiser.patience == expected
 
 
-@pytest.mark.parametrize("settings, screened, expected", [
-    ({}, False, 10), ({}, True, 5), ({"sem": "additive"}, True, 10),
-    ({"training": TrainingOptions(steps_per_epoch=7)}, True, 7),
-    ({"training": TrainingOptions(steps_per_epoch=7)}, False, 7)])
-def test_a_screened_linear_fit_takes_five_steps_an_epoch(settings, screened, expected):
-    """``steps_per_epoch=None`` resolves to 5 for the linear SEM on candidate parents and to 10
-    elsewhere; a number that is set is kept."""
+@pytest.mark.parametrize("settings, p, screened, expected", [
+    ({}, 100, False, 10), ({}, 100, True, 5), ({}, 500, True, 5), ({}, 501, True, 10),
+    ({"sem": "additive"}, 100, True, 10),
+    ({"training": TrainingOptions(steps_per_epoch=7)}, 100, True, 7),
+    ({"training": TrainingOptions(steps_per_epoch=7)}, 1000, False, 7)])
+def test_a_screened_linear_fit_takes_five_steps_an_epoch_up_to_500_variables(
+        settings, p, screened, expected):
+    """``steps_per_epoch=None`` resolves to 5 for the linear SEM on candidate parents of at most
+    500 variables and to 10 elsewhere; a number that is set is kept."""
     from prodag.config.spec import resolve
 
-    mask = ~np.eye(100, dtype=bool)
-    knowledge = Knowledge(100, candidates=candidates.from_mask(mask)) if screened else None
-    assert resolve(ProDAG(**settings), knowledge, 100).optimiser.steps_per_epoch == expected
+    mask = ~np.eye(p, dtype=bool)
+    knowledge = Knowledge(p, candidates=candidates.from_mask(mask)) if screened else None
+    assert resolve(ProDAG(**settings), knowledge, p).optimiser.steps_per_epoch == expected
 
 
 def _screened_problem(p=12, seed=0):

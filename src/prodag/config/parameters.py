@@ -50,7 +50,8 @@ class TrainingOptions:
         than ``min_delta`` (``prodag.inference``). Averaging over an epoch's steps tames the
         Monte Carlo noise that a single step's objective carries. ``patience=None``: 3 for
         the linear SEM on candidate parents, 5 otherwise; ``steps_per_epoch=None``: 5 for the
-        linear SEM on candidate parents, 10 otherwise (``prodag.config.spec``).
+        linear SEM on candidate parents up to 500 variables, 10 otherwise
+        (``prodag.config.spec``).
     prior_mean : float
         Mean of the Gaussian prior ``N(prior_mean, prior_std²)`` on every weight of ``ω̃``
         (0: no edge is favoured a priori).

@@ -20,7 +20,7 @@ import optax
 
 from prodag.config import parameters
 from prodag.config.starts import (SCREENED_LR, SCREENED_PATIENCE, SCREENED_RESTARTS,
-                                   SCREENED_STEPS_PER_EPOCH,
+                                   SCREENED_STEPS_PER_EPOCH, SHORT_EPOCHS_UP_TO_P,
                                   n_searched_graphs, takes_two_orders)
 from prodag.inputs import preprocessing
 from prodag.inputs.knowledge import Knowledge
@@ -197,7 +197,7 @@ def optimiser_options(settings, p: int, screened: bool = False) -> OptimiserOpti
     return OptimiserOptions(n_samples=resolved_n_samples(settings, p),
                             max_epochs=settings.max_epochs,
                             patience=resolved_patience(settings, screened), lr=lr,
-                            steps_per_epoch=resolved_steps_per_epoch(settings, screened),
+                            steps_per_epoch=resolved_steps_per_epoch(settings, p, screened),
                             min_delta=float(training.min_delta))
 
 
@@ -214,7 +214,8 @@ PATIENCE = 5
 """Epochs without improvement after which a fit stops, but for a linear fit on candidate
 parents (``SCREENED_PATIENCE``)."""
 STEPS_PER_EPOCH = 10
-"""Adam steps an epoch, but for a linear fit on candidate parents (``SCREENED_STEPS_PER_EPOCH``)."""
+"""Adam steps an epoch, but for a linear fit on candidate parents of at most
+``SHORT_EPOCHS_UP_TO_P`` variables (``SCREENED_STEPS_PER_EPOCH``)."""
 PATH_SCREEN = PathScreen(after=10, margin=0.5, spared=1)
 """The λ path's screen: on the stability benchmark's data a radius trailing its chain's best by
 more than 0.5 per row at epoch 10 ended at least 0.3 per row (30 nats at n = 100) below the
@@ -305,14 +306,16 @@ def resolved_patience(settings, screened: bool) -> int:
     return SCREENED_PATIENCE if screened_linear(settings, screened) else PATIENCE
 
 
-def resolved_steps_per_epoch(settings, screened: bool) -> int:
-    """``training.steps_per_epoch`` with ``None`` resolved: ``SCREENED_STEPS_PER_EPOCH`` for the
-    linear SEM on candidate parents (``screened``), the fits it was measured on;
-    ``STEPS_PER_EPOCH`` otherwise."""
+def resolved_steps_per_epoch(settings, p: int, screened: bool) -> int:
+    """``training.steps_per_epoch`` with ``None`` resolved for ``p`` variables:
+    ``SCREENED_STEPS_PER_EPOCH`` for the linear SEM on candidate parents (``screened``) of at
+    most ``SHORT_EPOCHS_UP_TO_P`` variables, the fits it was measured on; ``STEPS_PER_EPOCH``
+    otherwise."""
     steps = parameters.training_options(settings).steps_per_epoch
     if steps is not None:
         return int(steps)
-    return SCREENED_STEPS_PER_EPOCH if screened_linear(settings, screened) else STEPS_PER_EPOCH
+    short = screened_linear(settings, screened) and p <= SHORT_EPOCHS_UP_TO_P
+    return SCREENED_STEPS_PER_EPOCH if short else STEPS_PER_EPOCH
 
 
 def resolved_restarts(settings, p: int, screened: bool = False) -> int:
