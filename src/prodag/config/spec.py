@@ -19,8 +19,8 @@ import numpy as np
 import optax
 
 from prodag.config import parameters
-from prodag.config.starts import (SCREENED_LR, SCREENED_PATIENCE, SCREENED_RESTARTS,
-                                   SCREENED_STEPS_PER_EPOCH, SHORT_EPOCHS_UP_TO_P,
+from prodag.config.epochs import resolved_patience, resolved_steps_per_epoch, screened_linear
+from prodag.config.starts import (SCREENED_LR, SCREENED_RESTARTS,
                                   n_searched_graphs, takes_two_orders)
 from prodag.inputs import preprocessing
 from prodag.inputs.knowledge import Knowledge
@@ -210,12 +210,6 @@ def with_knowledge(spec: FitSpec, knowledge: Knowledge | None) -> FitSpec:
 
 LINEAR_LR = 0.03
 PAPER_LR = 0.1
-PATIENCE = 5
-"""Epochs without improvement after which a fit stops, but for a linear fit on candidate
-parents (``SCREENED_PATIENCE``)."""
-STEPS_PER_EPOCH = 10
-"""Adam steps an epoch, but for a linear fit on candidate parents of at most
-``SHORT_EPOCHS_UP_TO_P`` variables (``SCREENED_STEPS_PER_EPOCH``)."""
 PATH_SCREEN = PathScreen(after=10, margin=0.5, spared=1)
 """The λ path's screen: on the stability benchmark's data a radius trailing its chain's best by
 more than 0.5 per row at epoch 10 ended at least 0.3 per row (30 nats at n = 100) below the
@@ -285,37 +279,10 @@ def resolved_select_by(settings, p: int) -> str:
     return "elbo-sparse" if p >= SPARSE_SELECTION_FROM_P else "elbo"
 
 
-def screened_linear(settings, screened: bool) -> bool:
-    """Whether the fit is the linear SEM's on candidate parents (``screened``): the fits that
-    the ``SCREENED_*`` defaults were measured on."""
-    return screened and settings.sem == "linear"
-
-
 def resolved_path_screen(settings, screened: bool) -> PathScreen:
     """The λ path's screen: ``SCREENED_PATH_SCREEN`` for the linear SEM on candidate parents
     (``screened``), the fits it was measured on; ``PATH_SCREEN`` otherwise."""
     return SCREENED_PATH_SCREEN if screened_linear(settings, screened) else PATH_SCREEN
-
-
-def resolved_patience(settings, screened: bool) -> int:
-    """``training.patience`` with ``None`` resolved: ``SCREENED_PATIENCE`` for the linear SEM on
-    candidate parents (``screened``), the fits it was measured on; ``PATIENCE`` otherwise."""
-    patience = parameters.training_options(settings).patience
-    if patience is not None:
-        return int(patience)
-    return SCREENED_PATIENCE if screened_linear(settings, screened) else PATIENCE
-
-
-def resolved_steps_per_epoch(settings, p: int, screened: bool) -> int:
-    """``training.steps_per_epoch`` with ``None`` resolved for ``p`` variables:
-    ``SCREENED_STEPS_PER_EPOCH`` for the linear SEM on candidate parents (``screened``) of at
-    most ``SHORT_EPOCHS_UP_TO_P`` variables, the fits it was measured on; ``STEPS_PER_EPOCH``
-    otherwise."""
-    steps = parameters.training_options(settings).steps_per_epoch
-    if steps is not None:
-        return int(steps)
-    short = screened_linear(settings, screened) and p <= SHORT_EPOCHS_UP_TO_P
-    return SCREENED_STEPS_PER_EPOCH if short else STEPS_PER_EPOCH
 
 
 def resolved_restarts(settings, p: int, screened: bool = False) -> int:

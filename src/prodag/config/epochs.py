@@ -1,0 +1,58 @@
+"""When a fit's training stops: the Adam steps of an epoch and the epochs without gain a fit
+waits, resolved for the fit (the linear SEM on candidate parents has its own, measured on those
+fits; ``prodag.inference.kernels`` runs the epochs)."""
+
+from prodag.config import parameters
+
+PATIENCE = 5
+"""Epochs without improvement after which a fit stops, but for a linear fit on candidate
+parents (``SCREENED_PATIENCE``)."""
+STEPS_PER_EPOCH = 10
+"""Adam steps an epoch, but for a linear fit on candidate parents of at most
+``SHORT_EPOCHS_UP_TO_P`` variables (``SCREENED_STEPS_PER_EPOCH``)."""
+SCREENED_PATIENCE = 3
+"""Epochs without improvement after which a linear fit on candidate parents stops (5
+otherwise: ``PATIENCE``). Over ten p = 100, n = 100 datasets its posteriors
+score as those of 5 (Brier −0.1 ± 0.3, E-SHD −0.2 ± 0.3, paired) for a sixth less training
+(docs/findings.md, 2026-11-29, "three epochs' patience on candidate parents")."""
+SCREENED_STEPS_PER_EPOCH = 5
+"""Adam steps an epoch of a linear fit on candidate parents of at most
+``SHORT_EPOCHS_UP_TO_P`` variables (10 otherwise: ``STEPS_PER_EPOCH``). Over
+ten p = 100, n = 100 datasets its posteriors score as those of 10 (Brier −0.01 ± 0.27, E-SHD
+−0.07 ± 0.32, paired, the same radii) in a quarter less time, and over ten MUNIN1 datasets
+better (Brier −5.7 ± 3.3) in a fifth less (docs/findings.md, 2026-11-30, "five Adam steps an
+epoch")."""
+SHORT_EPOCHS_UP_TO_P = 500
+"""The most variables whose fits on candidate parents take ``SCREENED_STEPS_PER_EPOCH`` steps an
+epoch. At p = 1000 Adam's first steps from a data start overshoot: the objective rises for
+about 15 steps after its 10th, so 3 epochs of 5 steps without gain stopped 17 of the 20 fits
+at the polished radii after 25 steps, about 30 nats a row above where they converge, and the
+posterior scored E-SHD 139.7 instead of 96.9; epochs of 10 steps ride the rise out. Up to
+p = 500 the fits trained through it (docs/findings.md, 2026-11-30)."""
+
+
+def screened_linear(settings, screened: bool) -> bool:
+    """Whether the fit is the linear SEM's on candidate parents (``screened``): the fits that
+    the ``SCREENED_*`` defaults were measured on."""
+    return screened and settings.sem == "linear"
+
+
+def resolved_patience(settings, screened: bool) -> int:
+    """``training.patience`` with ``None`` resolved: ``SCREENED_PATIENCE`` for the linear SEM on
+    candidate parents (``screened``), the fits it was measured on; ``PATIENCE`` otherwise."""
+    patience = parameters.training_options(settings).patience
+    if patience is not None:
+        return int(patience)
+    return SCREENED_PATIENCE if screened_linear(settings, screened) else PATIENCE
+
+
+def resolved_steps_per_epoch(settings, p: int, screened: bool) -> int:
+    """``training.steps_per_epoch`` with ``None`` resolved for ``p`` variables:
+    ``SCREENED_STEPS_PER_EPOCH`` for the linear SEM on candidate parents (``screened``) of at
+    most ``SHORT_EPOCHS_UP_TO_P`` variables, the fits it was measured on; ``STEPS_PER_EPOCH``
+    otherwise."""
+    steps = parameters.training_options(settings).steps_per_epoch
+    if steps is not None:
+        return int(steps)
+    short = screened_linear(settings, screened) and p <= SHORT_EPOCHS_UP_TO_P
+    return SCREENED_STEPS_PER_EPOCH if short else STEPS_PER_EPOCH
