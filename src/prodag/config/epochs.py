@@ -17,18 +17,15 @@ score as those of 5 (Brier −0.1 ± 0.3, E-SHD −0.2 ± 0.3, paired) for a six
 (docs/findings.md, 2026-11-29, "three epochs' patience on candidate parents")."""
 SCREENED_STEPS_PER_EPOCH = 5
 """Adam steps an epoch of a linear fit on candidate parents of at most
-``SHORT_EPOCHS_UP_TO_P`` variables (10 otherwise: ``STEPS_PER_EPOCH``). Over
-ten p = 100, n = 100 datasets its posteriors score as those of 10 (Brier −0.01 ± 0.27, E-SHD
-−0.07 ± 0.32, paired, the same radii) in a quarter less time, and over ten MUNIN1 datasets
-better (Brier −5.7 ± 3.3) in a fifth less (docs/findings.md, 2026-11-30, "five Adam steps an
-epoch")."""
+``SHORT_EPOCHS_UP_TO_P`` variables (10 otherwise: ``STEPS_PER_EPOCH``): the patience and the λ
+path's screen then act after half as many steps, and on the p = 100 and MUNIN1 tables the
+posteriors scored as well or better in a fifth to a quarter less time (docs/findings.md,
+2026-11-30, "five Adam steps an epoch")."""
 SHORT_EPOCHS_UP_TO_P = 500
 """The most variables whose fits on candidate parents take ``SCREENED_STEPS_PER_EPOCH`` steps an
-epoch. At p = 1000 Adam's first steps from a data start overshoot: the objective rises for
-about 15 steps after its 10th, so 3 epochs of 5 steps without gain stopped 17 of the 20 fits
-at the polished radii after 25 steps, about 30 nats a row above where they converge, and the
-posterior scored E-SHD 139.7 instead of 96.9; epochs of 10 steps ride the rise out. Up to
-p = 500 the fits trained through it (docs/findings.md, 2026-11-30)."""
+epoch, the largest size they were measured good at: at p = 1000 the objective rises for some
+steps after Adam's first ones from a data start, and 3 epochs of 5 steps without gain stopped
+most fits inside that rise, far from their optimum (docs/findings.md, 2026-11-30)."""
 
 
 def screened_linear(settings, screened: bool) -> bool:
