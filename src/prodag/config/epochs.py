@@ -3,6 +3,7 @@ waits, resolved for the fit (the linear SEM on candidate parents has its own, me
 fits; ``prodag.inference.kernels`` runs the epochs)."""
 
 from prodag.config import parameters
+from prodag.config.starts import screened_linear
 
 PATIENCE = 5
 """Epochs without improvement after which a fit stops, but for a linear fit on candidate
@@ -26,12 +27,6 @@ SHORT_EPOCHS_UP_TO_P = 500
 epoch, the largest size they were measured good at: at p = 1000 the objective rises for some
 steps after Adam's first ones from a data start, and 3 epochs of 5 steps without gain stopped
 most fits inside that rise, far from their optimum (docs/findings.md, 2026-11-30)."""
-
-
-def screened_linear(settings, screened: bool) -> bool:
-    """Whether the fit is the linear SEM's on candidate parents (``screened``): the fits that
-    the ``SCREENED_*`` defaults were measured on."""
-    return screened and settings.sem == "linear"
 
 
 def resolved_patience(settings, screened: bool) -> int:

@@ -19,9 +19,9 @@ import numpy as np
 import optax
 
 from prodag.config import parameters
-from prodag.config.epochs import resolved_patience, resolved_steps_per_epoch, screened_linear
-from prodag.config.starts import (SCREENED_LR, SCREENED_RESTARTS,
-                                  n_searched_graphs, takes_two_orders)
+from prodag.config.epochs import resolved_patience, resolved_steps_per_epoch
+from prodag.config.starts import (SCREENED_LR, SCREENED_RESTARTS, n_searched_graphs,
+                                  screened_linear, takes_two_orders)
 from prodag.inputs import preprocessing
 from prodag.inputs.knowledge import Knowledge
 from prodag.models import StructuralEquationModel, make_model

@@ -35,3 +35,9 @@ def takes_two_orders(sem: str, from_data: bool, per_variable_noise: bool) -> boo
     """Whether the fit's restarts take the linear SEM's two data starts (the top-down and the
     searched order, ``prodag.inference.initialization.start_means``) in turn, without the prior."""
     return sem == "linear" and from_data and not per_variable_noise
+
+
+def screened_linear(settings, screened: bool) -> bool:
+    """Whether the fit is the linear SEM's on candidate parents (``screened``): the fits that
+    the ``SCREENED_*`` defaults were measured on."""
+    return screened and settings.sem == "linear"
