@@ -232,19 +232,27 @@ def test_a_screened_linear_fit_stops_after_three_epochs_without_gain(settings, s
 
 
 @pytest.mark.parametrize("settings, p, screened, expected", [
-    ({}, 100, False, 10), ({}, 100, True, 5), ({}, 500, True, 5), ({}, 501, True, 10),
-    ({"sem": "additive"}, 100, True, 10),
-    ({"training": TrainingOptions(steps_per_epoch=7)}, 100, True, 7),
-    ({"training": TrainingOptions(steps_per_epoch=7)}, 1000, False, 7)])
-def test_a_screened_linear_fit_takes_five_steps_an_epoch_up_to_500_variables(
+    ({}, 100, False, (10, 0)), ({}, 100, True, (5, 30)), ({}, 1000, True, (5, 30)),
+    ({"sem": "additive"}, 100, True, (10, 0)),
+    ({"training": TrainingOptions(steps_per_epoch=7, warmup_steps=0)}, 100, True, (7, 0)),
+    ({"training": TrainingOptions(steps_per_epoch=7, warmup_steps=14)}, 1000, False, (7, 14))])
+def test_a_screened_linear_fit_takes_five_steps_an_epoch_after_a_30_step_warm_up(
         settings, p, screened, expected):
-    """``steps_per_epoch=None`` resolves to 5 for the linear SEM on candidate parents of at most
-    500 variables and to 10 elsewhere; a number that is set is kept."""
+    """``steps_per_epoch=None`` and ``warmup_steps=None`` resolve to 5 and 30 for the linear
+    SEM on candidate parents, whatever its size, and to 10 and 0 elsewhere; numbers that are
+    set are kept."""
     from prodag.config.spec import resolve
 
     mask = ~np.eye(p, dtype=bool)
     knowledge = Knowledge(p, candidates=candidates.from_mask(mask)) if screened else None
-    assert resolve(ProDAG(**settings), knowledge, p).optimiser.steps_per_epoch == expected
+    optimiser = resolve(ProDAG(**settings), knowledge, p).optimiser
+    assert (optimiser.steps_per_epoch, optimiser.warmup_steps) == expected
+
+
+@pytest.mark.parametrize("value", [-1, 2.5, "30"])
+def test_a_warm_up_that_is_not_a_count_of_steps_is_refused_naming_it(value):
+    with pytest.raises(ValueError, match="warmup_steps"):
+        TrainingOptions(warmup_steps=value)
 
 
 def _screened_problem(p=12, seed=0):

@@ -103,14 +103,17 @@ def test_the_score_is_the_mean_objective_of_its_batches_in_any_number(engine, da
 
 def test_early_stopping_counts_epochs_without_improvement(data):
     """With a vanishing learning rate nothing improves after the first epoch, so the loop
-    stops after exactly 1 + patience epochs; with a huge patience it runs max_epochs."""
+    stops after exactly 1 + patience epochs; with a huge patience it runs max_epochs. Epochs
+    of 2 steps that end within a warm-up of 6 (or 7) steps are not counted: 3 + patience."""
     _, prepared = data
     noise = np.ones(3, np.float32)
-    for patience, max_epochs, expected_epochs in [(3, 30, 4), (100, 7, 7)]:
+    for patience, max_epochs, warmup, expected_epochs in [(3, 30, 0, 4), (100, 7, 0, 7),
+                                                          (3, 30, 6, 6), (3, 30, 7, 6)]:
         engine = variational_inference(
             LinearSEM(), EXACT, OptimiserOptions(n_samples=8, max_epochs=max_epochs, lr=1e-12,
                                                 patience=patience, steps_per_epoch=2,
-                                                min_delta=10.0, epochs_per_call=3))
+                                                warmup_steps=warmup, min_delta=10.0,
+                                                epochs_per_call=3))
         result = engine.fit(engine.init_params(3, noise), prepared, 60, np.inf, noise,
                             jax.random.PRNGKey(0))
         assert len(result.history) == expected_epochs

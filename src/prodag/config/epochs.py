@@ -1,6 +1,6 @@
-"""When a fit's training stops: the Adam steps of an epoch and the epochs without gain a fit
-waits, resolved for the fit (the linear SEM on candidate parents has its own, measured on those
-fits; ``prodag.inference.kernels`` runs the epochs)."""
+"""When a fit's training stops: the Adam steps of an epoch, the epochs without gain a fit
+waits and the warm-up before they count, resolved for the fit (the linear SEM on candidate
+parents has its own, measured on those fits; ``prodag.inference.kernels`` runs the epochs)."""
 
 from prodag.config import parameters
 from prodag.config.starts import screened_linear
@@ -9,24 +9,24 @@ PATIENCE = 5
 """Epochs without improvement after which a fit stops, but for a linear fit on candidate
 parents (``SCREENED_PATIENCE``)."""
 STEPS_PER_EPOCH = 10
-"""Adam steps an epoch, but for a linear fit on candidate parents of at most
-``SHORT_EPOCHS_UP_TO_P`` variables (``SCREENED_STEPS_PER_EPOCH``)."""
+"""Adam steps an epoch, but for a linear fit on candidate parents (``SCREENED_STEPS_PER_EPOCH``)."""
 SCREENED_PATIENCE = 3
 """Epochs without improvement after which a linear fit on candidate parents stops (5
 otherwise: ``PATIENCE``). Over ten p = 100, n = 100 datasets its posteriors
 score as those of 5 (Brier −0.1 ± 0.3, E-SHD −0.2 ± 0.3, paired) for a sixth less training
 (docs/findings.md, 2026-11-29, "three epochs' patience on candidate parents")."""
 SCREENED_STEPS_PER_EPOCH = 5
-"""Adam steps an epoch of a linear fit on candidate parents of at most
-``SHORT_EPOCHS_UP_TO_P`` variables (10 otherwise: ``STEPS_PER_EPOCH``): the patience and the λ
-path's screen then act after half as many steps, and on the p = 100 and MUNIN1 tables the
-posteriors scored as well or better in a fifth to a quarter less time (docs/findings.md,
-2026-11-30, "five Adam steps an epoch")."""
-SHORT_EPOCHS_UP_TO_P = 500
-"""The most variables whose fits on candidate parents take ``SCREENED_STEPS_PER_EPOCH`` steps an
-epoch, the largest size they were measured good at: at p = 1000 the objective rises for some
-steps after Adam's first ones from a data start, and 3 epochs of 5 steps without gain stopped
-most fits inside that rise, far from their optimum (docs/findings.md, 2026-11-30)."""
+"""Adam steps an epoch of a linear fit on candidate parents (10 otherwise: ``STEPS_PER_EPOCH``):
+the patience and the λ path's screen then act after half as many steps, and on the p = 100 and
+MUNIN1 tables the posteriors scored as well or better in a fifth to a quarter less time
+(docs/findings.md, 2026-11-30, "five Adam steps an epoch"). It relies on
+``SCREENED_WARMUP_STEPS`` at the largest sizes."""
+SCREENED_WARMUP_STEPS = 30
+"""Adam steps from a fit's start within which an epoch without gain does not count toward the
+patience, for a linear fit on candidate parents (none otherwise). From a data start the
+objective can rise for some steps after Adam's first ones before it falls (seen at p = 1000);
+``SCREENED_PATIENCE`` epochs of ``SCREENED_STEPS_PER_EPOCH`` steps would stop a fit inside that
+rise, far from its optimum (docs/findings.md, 2026-11-30, "a warm-up of 30 steps")."""
 
 
 def resolved_patience(settings, screened: bool) -> int:
@@ -38,13 +38,20 @@ def resolved_patience(settings, screened: bool) -> int:
     return SCREENED_PATIENCE if screened_linear(settings, screened) else PATIENCE
 
 
-def resolved_steps_per_epoch(settings, p: int, screened: bool) -> int:
-    """``training.steps_per_epoch`` with ``None`` resolved for ``p`` variables:
-    ``SCREENED_STEPS_PER_EPOCH`` for the linear SEM on candidate parents (``screened``) of at
-    most ``SHORT_EPOCHS_UP_TO_P`` variables, the fits it was measured on; ``STEPS_PER_EPOCH``
-    otherwise."""
+def resolved_steps_per_epoch(settings, screened: bool) -> int:
+    """``training.steps_per_epoch`` with ``None`` resolved: ``SCREENED_STEPS_PER_EPOCH`` for the
+    linear SEM on candidate parents (``screened``), the fits it was measured on;
+    ``STEPS_PER_EPOCH`` otherwise."""
     steps = parameters.training_options(settings).steps_per_epoch
     if steps is not None:
         return int(steps)
-    short = screened_linear(settings, screened) and p <= SHORT_EPOCHS_UP_TO_P
-    return SCREENED_STEPS_PER_EPOCH if short else STEPS_PER_EPOCH
+    return SCREENED_STEPS_PER_EPOCH if screened_linear(settings, screened) else STEPS_PER_EPOCH
+
+
+def resolved_warmup_steps(settings, screened: bool) -> int:
+    """``training.warmup_steps`` with ``None`` resolved: ``SCREENED_WARMUP_STEPS`` for the
+    linear SEM on candidate parents (``screened``), the fits it was measured on; 0 otherwise."""
+    steps = parameters.training_options(settings).warmup_steps
+    if steps is not None:
+        return int(steps)
+    return SCREENED_WARMUP_STEPS if screened_linear(settings, screened) else 0

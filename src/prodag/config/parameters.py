@@ -44,14 +44,13 @@ class TrainingOptions:
 
     Parameters
     ----------
-    patience, steps_per_epoch, min_delta :
-        Early stopping: an epoch is ``steps_per_epoch`` full-batch Adam steps; a fit stops
-        after ``patience`` epochs whose mean objective (per row) does not beat the best by more
-        than ``min_delta`` (``prodag.inference``). Averaging over an epoch's steps tames the
-        Monte Carlo noise that a single step's objective carries. ``patience=None``: 3 for
-        the linear SEM on candidate parents, 5 otherwise; ``steps_per_epoch=None``: 5 for the
-        linear SEM on candidate parents up to 500 variables, 10 otherwise
-        (``prodag.config.epochs``).
+    patience, steps_per_epoch, warmup_steps, min_delta :
+        Early stopping: an epoch is ``steps_per_epoch`` full-batch Adam steps (their mean
+        objective tames a single step's Monte Carlo noise); a fit stops after ``patience``
+        epochs whose objective (per row) does not beat the best by more than ``min_delta``,
+        not counting epochs that end within its first ``warmup_steps`` steps. ``None``: for
+        the linear SEM on candidate parents 3, 5 and 30, otherwise 5, 10 and 0
+        (``prodag.config.epochs``, ``prodag.inference.kernels``).
     prior_mean : float
         Mean of the Gaussian prior ``N(prior_mean, prior_std²)`` on every weight of ``ω̃``
         (0: no edge is favoured a priori).
@@ -106,6 +105,7 @@ class TrainingOptions:
 
     patience: int | None = None
     steps_per_epoch: int | None = None
+    warmup_steps: int | None = None
     min_delta: float = 1e-3
     prior_mean: float = 0.0
     n_lambdas: int = 10
@@ -244,8 +244,8 @@ def rules() -> dict[str, Callable]:
     def choice(name, values):
         return lambda value: check_choice(name, value, values)
 
-    def integer(name):
-        return lambda value: check_integer(name, value, minimum=1)
+    def integer(name, minimum=1):
+        return lambda value: check_integer(name, value, minimum=minimum)
 
     def positive(name, zero=False):
         return lambda value: check_positive(name, value, allow_zero=zero)
@@ -268,12 +268,12 @@ def rules() -> dict[str, Callable]:
         # TrainingOptions
         "patience": _optional(integer("patience")),
         "steps_per_epoch": _optional(integer("steps_per_epoch")),
+        "warmup_steps": _optional(integer("warmup_steps", 0)),
         "min_delta": positive("min_delta", zero=True), "prior_mean": _finite("prior_mean"),
         "n_lambdas": integer("n_lambdas"), "select_by": choice("select_by", SELECTIONS),
         "validation_fraction": _fraction, "init": choice("init", INITS),
         "n_restarts": _optional(integer("n_restarts")),
-        "refine_steps": _optional(lambda value: check_integer("refine_steps", value,
-                                                              minimum=0)),
+        "refine_steps": _optional(integer("refine_steps", 0)),
         "sampler": choice("sampler", ("mixture", "smc")),
         "candidate_parents": _candidate_parents,
         # NetworkOptions

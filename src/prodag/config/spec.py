@@ -19,7 +19,8 @@ import numpy as np
 import optax
 
 from prodag.config import parameters
-from prodag.config.epochs import resolved_patience, resolved_steps_per_epoch
+from prodag.config.epochs import (resolved_patience, resolved_steps_per_epoch,
+                                  resolved_warmup_steps)
 from prodag.config.starts import (SCREENED_LR, SCREENED_RESTARTS, n_searched_graphs,
                                   screened_linear, takes_two_orders)
 from prodag.inputs import preprocessing
@@ -78,6 +79,9 @@ class OptimiserOptions:
     patience: int = 5
     lr: float = 0.1
     steps_per_epoch: int = 10
+    warmup_steps: int = 0
+    """Steps from the start within which an epoch without gain does not count toward the
+    patience."""
     min_delta: float = 1e-3
     epochs_per_call: int = 20
     member_batch: int = 0
@@ -185,7 +189,8 @@ def optimiser_options(settings, p: int, screened: bool = False) -> OptimiserOpti
     parents or not (``screened``), with ``lr=None`` resolved (for the linear SEM 0.03, at which
     its many data starts each keep their own mode whatever the key, and on candidate parents
     ``SCREENED_LR``; 0.1, the paper's, otherwise), ``patience=None`` (``resolved_patience``),
-    ``steps_per_epoch=None`` (``resolved_steps_per_epoch``) and ``n_samples=None``
+    ``steps_per_epoch=None`` (``resolved_steps_per_epoch``), ``warmup_steps=None``
+    (``resolved_warmup_steps``) and ``n_samples=None``
     (``resolved_n_samples``)."""
     training = parameters.training_options(settings)
     if settings.lr is not None:
@@ -197,7 +202,8 @@ def optimiser_options(settings, p: int, screened: bool = False) -> OptimiserOpti
     return OptimiserOptions(n_samples=resolved_n_samples(settings, p),
                             max_epochs=settings.max_epochs,
                             patience=resolved_patience(settings, screened), lr=lr,
-                            steps_per_epoch=resolved_steps_per_epoch(settings, p, screened),
+                            steps_per_epoch=resolved_steps_per_epoch(settings, screened),
+                            warmup_steps=resolved_warmup_steps(settings, screened),
                             min_delta=float(training.min_delta))
 
 

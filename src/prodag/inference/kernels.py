@@ -15,7 +15,8 @@ them, and ``prodag.inference.engine`` runs them from the host. The
 optimiser is an ``optax.GradientTransformation`` passed in and applied to each member. An
 *epoch* is ``steps_per_epoch`` full-batch Adam steps; its objective is the mean of its steps'
 Monte Carlo objectives. Each member stops on its own after ``patience`` consecutive epochs
-whose objective is not below its best by more than ``min_delta`` (absolute, per row), or
+whose objective is not below its best by more than ``min_delta`` (absolute, per row), not
+counting epochs that end within its first ``warmup_steps`` steps (Adam's early overshoot), or
 after ``max_epochs``; a stopped member's state is frozen (its updates are masked).
 """
 
@@ -146,9 +147,10 @@ def epoch(loss, optimizer: optax.GradientTransformation, options: OptimiserOptio
         one, options.member_batch, active, state.params, state.opt_state, state.key,
         members.lam, members.noise_variance, members.data_index, members.n_rows)
     improved = value < state.best - options.min_delta
+    warming = (state.epoch + 1) * options.steps_per_epoch <= options.warmup_steps
     stepped = FitState(params, opt_state, keys, state.epoch + 1,
                        jnp.where(improved, jnp.minimum(value, state.best), state.best),
-                       jnp.where(improved, 0, state.wait + 1),
+                       jnp.where(improved | warming, 0, state.wait + 1),
                        state.history.at[jnp.arange(value.shape[0]), state.epoch].set(value))
     return select(active, stepped, state)
 
