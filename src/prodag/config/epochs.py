@@ -29,29 +29,27 @@ objective can rise for some steps after Adam's first ones before it falls (seen 
 rise, far from its optimum (docs/findings.md, 2026-11-30, "a warm-up of 30 steps")."""
 
 
+def _resolved(settings, screened: bool, name: str, on_candidates: int, otherwise: int) -> int:
+    """``training.<name>`` if it is set, else ``on_candidates`` for the linear SEM on candidate
+    parents (``screened``), the fits that value was measured on, and ``otherwise`` elsewhere."""
+    value = getattr(parameters.training_options(settings), name)
+    if value is not None:
+        return int(value)
+    return on_candidates if screened_linear(settings, screened) else otherwise
+
+
 def resolved_patience(settings, screened: bool) -> int:
-    """``training.patience`` with ``None`` resolved: ``SCREENED_PATIENCE`` for the linear SEM on
-    candidate parents (``screened``), the fits it was measured on; ``PATIENCE`` otherwise."""
-    patience = parameters.training_options(settings).patience
-    if patience is not None:
-        return int(patience)
-    return SCREENED_PATIENCE if screened_linear(settings, screened) else PATIENCE
+    """``training.patience`` with ``None`` resolved: ``SCREENED_PATIENCE`` or ``PATIENCE``."""
+    return _resolved(settings, screened, "patience", SCREENED_PATIENCE, PATIENCE)
 
 
 def resolved_steps_per_epoch(settings, screened: bool) -> int:
-    """``training.steps_per_epoch`` with ``None`` resolved: ``SCREENED_STEPS_PER_EPOCH`` for the
-    linear SEM on candidate parents (``screened``), the fits it was measured on;
-    ``STEPS_PER_EPOCH`` otherwise."""
-    steps = parameters.training_options(settings).steps_per_epoch
-    if steps is not None:
-        return int(steps)
-    return SCREENED_STEPS_PER_EPOCH if screened_linear(settings, screened) else STEPS_PER_EPOCH
+    """``training.steps_per_epoch`` with ``None`` resolved: ``SCREENED_STEPS_PER_EPOCH`` or
+    ``STEPS_PER_EPOCH``."""
+    return _resolved(settings, screened, "steps_per_epoch", SCREENED_STEPS_PER_EPOCH,
+                     STEPS_PER_EPOCH)
 
 
 def resolved_warmup_steps(settings, screened: bool) -> int:
-    """``training.warmup_steps`` with ``None`` resolved: ``SCREENED_WARMUP_STEPS`` for the
-    linear SEM on candidate parents (``screened``), the fits it was measured on; 0 otherwise."""
-    steps = parameters.training_options(settings).warmup_steps
-    if steps is not None:
-        return int(steps)
-    return SCREENED_WARMUP_STEPS if screened_linear(settings, screened) else 0
+    """``training.warmup_steps`` with ``None`` resolved: ``SCREENED_WARMUP_STEPS`` or none."""
+    return _resolved(settings, screened, "warmup_steps", SCREENED_WARMUP_STEPS, 0)
