@@ -23,11 +23,9 @@ import time
 import warnings
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from prodag import ProDAG, simulate
-from prodag.inference import stack
 from prodag.posterior import chains, mixture
 
 from .. import RESULTS_DIR
@@ -55,23 +53,13 @@ def fitted_contenders(X: np.ndarray, seed: int) -> tuple[dict, float]:
         chains.rescore = rescore
 
 
-def objectives(scored: dict, key: jax.Array, batches: int) -> np.ndarray:
-    """``(K,)`` every contender's negative ELBO per row over ``batches`` batches of ``key``."""
-    params = [fit.params for _, fit in scored["fits"]]
-    members = scored["engine"].members(
-        [lam for lam, _ in scored["fits"]], scored["noise"], np.zeros(len(params), int),
-        np.full(len(params), scored["n_rows"]), jax.tree.leaves(params[0])[0].dtype)
-    keys = jnp.broadcast_to(key, (len(params),) + key.shape)
-    return np.asarray(scored["engine"].negative_elbos(params, keys, members,
-                                                      stack([scored["data"]]), batches))
-
-
 def spread(scored: dict, n_keys: int, batches: int) -> dict:
     """Over ``n_keys`` score keys: each contender's log-evidence gap to the best (by the mean)
     and its weight, mean and standard deviation, best first."""
     n_rows = scored["n_rows"]
-    values = np.array([objectives(scored, jax.random.PRNGKey(1000 + k), batches)
-                       for k in range(n_keys)])
+    values = np.array([chains.rescore(scored["engine"], scored["fits"], scored["data"], n_rows,
+                                      scored["noise"], jax.random.PRNGKey(1000 + k),
+                                      batches=batches) for k in range(n_keys)])
     log_evidence = -n_rows * values
     order = np.argsort(-log_evidence.mean(axis=0), kind="stable")
     gaps = log_evidence[:, order] - log_evidence[:, order[:1]]

@@ -68,9 +68,9 @@ def contenders(runs: list[Chain], n_rows: int,
 
 
 def rescore(engine, fits: list, data, n_rows: int, noise, key: jax.Array,
-            data_index=None) -> np.ndarray:
+            data_index=None, batches: int = SCORE_BATCHES) -> np.ndarray:
     """Negative ELBO per row ``(K,)`` of every ``(lam, FitResult)`` in ``fits``, each
-    estimated with the same key (common random numbers) over ``SCORE_BATCHES`` batches, in
+    estimated with the same key (common random numbers) over ``batches`` batches, in
     one batch: on the prepared ``data``, or with ``data_index (K,)`` on data set
     ``data_index[k]`` of ``data`` (prepared data sets stacked on a leading axis, e.g. the
     bagged chains' resamples)."""
@@ -80,7 +80,7 @@ def rescore(engine, fits: list, data, n_rows: int, noise, key: jax.Array,
     members = engine.members([lam for lam, _ in fits], noise, data_index,
                              np.full(len(fits), n_rows), jax.tree.leaves(params[0])[0].dtype)
     keys = jnp.broadcast_to(key, (len(fits),) + key.shape)
-    return engine.negative_elbos(params, keys, members, data, SCORE_BATCHES)
+    return engine.negative_elbos(params, keys, members, data, batches)
 
 
 def chain_probabilities(count, objectives: np.ndarray, chain_of: np.ndarray, n_chains: int,
