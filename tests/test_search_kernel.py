@@ -83,25 +83,25 @@ def test_search_projection_runs_on_the_kernel_on_cpu_and_keeps_the_jax_answer():
 
 
 
-def test_a_given_start_replaces_the_greedy_starts_in_the_kernel_as_in_the_jax_search():
-    """From a given start (and the net outflow's) the kernel returns the JAX search's orders;
-    started from the three-start search's own orders, no order is costlier than those, and
-    from random orders some are (the given start is used, not ignored)."""
+def test_a_given_start_replaces_the_back_to_front_start_in_the_kernel_as_in_the_jax_search():
+    """From a given start (in place of the back-to-front greedy one) the kernel returns the
+    JAX search's orders, and some differ from the three starts' (the start is used);
+    started from the three-start search's own orders, no order is costlier than those."""
     rng = np.random.default_rng(5)
-    squared = jnp.asarray(rng.normal(size=(40, 20, 20)).astype(np.float32) ** 2)
+    squared = jnp.asarray(rng.normal(size=(40, 20, 20)).astype(np.float32) ** 2
+                          * (1 - np.eye(20, dtype=np.float32)))
 
     def cost(positions):
         backward = positions[:, :, None] > positions[:, None, :]
         return 0.5 * np.where(backward, np.asarray(squared, np.float64), 0.0).sum(axis=(1, 2))
 
-    def search_from(starts):
-        found = search_positions_batch(np.asarray(squared), 10, 1e-6, given=starts)
-        expected = np.asarray(jax.jit(jax.vmap(lambda a, s: search_positions(a, start=s)))(
-            squared * (1 - jnp.eye(20, dtype=squared.dtype)), jnp.asarray(starts)))
-        np.testing.assert_array_equal(found, expected)
-        return found
-
     three = np.asarray(positions_on_host(squared, 10, 1e-6))
-    assert np.all(cost(search_from(np.argsort(three, axis=1))) <= cost(three))
-    from_random = search_from(np.stack([rng.permutation(20) for _ in range(40)]))
+    starts = np.stack([rng.permutation(20) for _ in range(40)])
+    from_random = search_positions_batch(np.asarray(squared), 10, 1e-6, given=starts)
+    expected = np.asarray(jax.jit(jax.vmap(lambda a, s: search_positions(a, start=s)))(
+        squared, jnp.asarray(starts)))
+    np.testing.assert_array_equal(from_random, expected)
     assert np.any(from_random != three)
+    from_three = search_positions_batch(np.asarray(squared), 10, 1e-6,
+                                        given=np.argsort(three, axis=1))
+    assert np.all(cost(from_three) <= cost(three))

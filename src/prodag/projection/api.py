@@ -216,8 +216,8 @@ def project_on_parents(w_tilde: jax.Array, lam, table: ParentTable, method: str 
     broadcasts to ``w_tilde.shape[:-2]``.
 
     ``around (p, K)``: the squared weights the samples lie around (``μ² + σ²`` of a normal);
-    on the CPU's kernel each sample's search then starts from the order of ``around`` and its
-    own net outflow's instead of its three starts (elsewhere it is not used)."""
+    on the CPU's kernel each sample's search then starts from the order of ``around`` instead
+    of its own back-to-front greedy order (elsewhere it is not used)."""
     p, width = table.parents.shape
     method = _resolve_method(method, p)
     options = _check_options(method, options)

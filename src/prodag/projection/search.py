@@ -176,9 +176,9 @@ def search_positions(squared: jax.Array, n_kicks: int = 0, n_rounds: int = 1,
         back_to_front: start from the back-to-front greedy order too. Without it the search
             costs about a third less and changed a quarter of a p = 100 fit's orders; the fits
             keep it: at n = 1000 they scored worse without it (``docs/findings.md``).
-        start: a permutation ``(p,)`` (node at each place) to start from instead of the two
-            greedy orders (the net outflow's stays): the order of the mean of draws that lie
-            around it, found once for them all (``project_on_parents``'s ``around``).
+        start: a permutation ``(p,)`` (node at each place) to start from instead of the
+            back-to-front greedy order: the order of the mean of draws that lie around it,
+            found once for them all (``project_on_parents``'s ``around``).
 
     Returns:
         ``positions (p,)`` int32.
@@ -196,11 +196,11 @@ def search_positions(squared: jax.Array, n_kicks: int = 0, n_rounds: int = 1,
         return permutations[best], costs[best]
 
     if start is not None:
-        firsts = [jnp.asarray(start, jnp.int32)]
+        second = [jnp.asarray(start, jnp.int32)]
     else:
-        firsts = ([greedy_permutation(squared)]
-                  + ([greedy_permutation(squared.T)[::-1]] if back_to_front else []))
-    starts = jnp.stack(firsts + [net_outflow_permutation(squared)])
+        second = [greedy_permutation(squared.T)[::-1]] if back_to_front else []
+    starts = jnp.stack([greedy_permutation(squared)] + second
+                       + [net_outflow_permutation(squared)])
     permutation, cost = best_of(*jax.vmap(improve)(starts))
 
     def kick_round(round_index, state):

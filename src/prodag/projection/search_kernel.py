@@ -152,7 +152,7 @@ def _search_one(squared, max_sweeps, rel_tol, back_to_front, given, positions_ou
     A start equal to an earlier one is skipped: it would end in the same order, which does
     not replace the earlier one (only a strictly lower cost does). Without ``back_to_front``
     the starts are the front-to-back greedy order and the net outflow's. With a ``given``
-    permutation ``(p,)`` (else an empty array) the starts are it and the net outflow's
+    permutation ``(p,)`` (else an empty array) it replaces the back-to-front greedy order
     (``search_positions``'s ``start``).
     """
     p = squared.shape[0]
@@ -160,16 +160,15 @@ def _search_one(squared, max_sweeps, rel_tol, back_to_front, given, positions_ou
     threshold = -rel_tol * squared.sum()
     starts = np.empty((3, p), np.int64)
     count = 0
+    greedy_order(squared, False, starts[count])
+    count += 1
     if given.shape[0] == p:
         starts[count] = given
         count += 1
-    else:
-        greedy_order(squared, False, starts[count])
+    elif back_to_front:
+        greedy_order(squared, True, starts[count])
+        starts[count] = starts[count][::-1].copy()
         count += 1
-        if back_to_front:
-            greedy_order(squared, True, starts[count])
-            starts[count] = starts[count][::-1].copy()
-            count += 1
     net_outflow_order(squared, starts[count])
     count += 1
     best = np.empty(p, np.int64)

@@ -239,16 +239,15 @@ def _search_one_sparse(outgoing, incoming, neighbours, degree, reverse, max_swee
     threshold = -rel_tol * total[0]
     starts = np.empty((3, p), np.int64)
     count = 0
+    _greedy_sparse(outgoing, incoming, neighbours, degree, False, starts[count])
+    count += 1
     if given.shape[0] == p:
         starts[count] = given
         count += 1
-    else:
-        _greedy_sparse(outgoing, incoming, neighbours, degree, False, starts[count])
+    elif back_to_front:
+        _greedy_sparse(outgoing, incoming, neighbours, degree, True, starts[count])
+        starts[count] = starts[count][::-1].copy()
         count += 1
-        if back_to_front:
-            _greedy_sparse(outgoing, incoming, neighbours, degree, True, starts[count])
-            starts[count] = starts[count][::-1].copy()
-            count += 1
     _net_outflow_sparse(outgoing, incoming, degree, starts[count])
     count += 1
     values = np.empty(width, outgoing.dtype)
