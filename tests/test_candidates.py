@@ -232,57 +232,27 @@ def test_a_screened_linear_fit_stops_after_three_epochs_without_gain(settings, s
 
 
 @pytest.mark.parametrize("settings, p, screened, expected", [
-    ({}, 100, False, (10, 0, False)), ({}, 100, True, (5, 30, True)),
-    ({}, 1000, True, (5, 30, True)), ({"sem": "additive"}, 100, True, (10, 0, False)),
-    ({"training": TrainingOptions(steps_per_epoch=7, warmup_steps=0)}, 100, True, (7, 0, True)),
-    ({"training": TrainingOptions(steps_per_epoch=7, warmup_steps=14)}, 1000, False,
-     (7, 14, False))])
+    ({}, 100, False, (10, 0)), ({}, 100, True, (5, 30)), ({}, 1000, True, (5, 30)),
+    ({"sem": "additive"}, 100, True, (10, 0)),
+    ({"training": TrainingOptions(steps_per_epoch=7, warmup_steps=0)}, 100, True, (7, 0)),
+    ({"training": TrainingOptions(steps_per_epoch=7, warmup_steps=14)}, 1000, False, (7, 14))])
 def test_a_screened_linear_fit_takes_five_steps_an_epoch_after_a_30_step_warm_up(
         settings, p, screened, expected):
     """``steps_per_epoch=None`` and ``warmup_steps=None`` resolve to 5 and 30 for the linear
     SEM on candidate parents, whatever its size, and to 10 and 0 elsewhere; numbers that are
-    set are kept. Its training steps search their draws' orders from the mean's order."""
+    set are kept."""
     from prodag.config.spec import resolve
 
     mask = ~np.eye(p, dtype=bool)
     knowledge = Knowledge(p, candidates=candidates.from_mask(mask)) if screened else None
     optimiser = resolve(ProDAG(**settings), knowledge, p).optimiser
-    assert (optimiser.steps_per_epoch, optimiser.warmup_steps,
-            optimiser.search_from_mean) == expected
+    assert (optimiser.steps_per_epoch, optimiser.warmup_steps) == expected
 
 
 @pytest.mark.parametrize("value", [-1, 2.5, "30"])
 def test_a_warm_up_that_is_not_a_count_of_steps_is_refused_naming_it(value):
     with pytest.raises(ValueError, match="warmup_steps"):
         TrainingOptions(warmup_steps=value)
-
-
-def test_draws_searched_from_their_mean_order_stay_projected_dags():
-    """``on_parents(..., around=)``: copies of one sample searched from the order of its own
-    squares are projected as that sample alone; draws around a mean are searched from its
-    order and each is still a DAG inside the candidates that keeps the required edges and
-    the ℓ1 radius."""
-    import jax.numpy as jnp
-
-    from prodag.graph import is_dag
-    from prodag.projection.api import make_projector
-
-    knowledge, W_tilde, _ = _screened_problem(p=12)
-    project = make_projector("auto", 0.0, knowledge)
-    table = project.table
-    sample = table.gather(jnp.asarray(W_tilde[0], jnp.float32))
-    for lam in (0.7, np.inf):
-        copies = project.on_parents(jnp.stack([sample] * 3), lam, around=jnp.square(sample))
-        np.testing.assert_array_equal(copies, jnp.stack([project.on_parents(sample, lam)] * 3))
-    mean = table.gather(jnp.asarray(W_tilde[1], jnp.float32))
-    draws = mean + 0.8 * jnp.asarray(np.random.default_rng(2).normal(
-        size=(60, *mean.shape)), jnp.float32)
-    found = np.asarray(table.scatter(project.on_parents(draws, 0.7,
-                                                        around=jnp.square(mean) + 0.64)))
-    required = knowledge.required_mask()
-    assert all(is_dag(w != 0) for w in found)
-    assert np.all(found[:, required] != 0) and not np.any(found[:, ~table.mask()])
-    assert np.all(np.abs(np.where(required, 0.0, found)).sum(axis=(1, 2)) <= 0.7 + 1e-5)
 
 
 def _screened_problem(p=12, seed=0):

@@ -9,7 +9,6 @@ from prodag import project
 from prodag.projection.orders import forward_mask
 from prodag.projection.search import search_positions
 from prodag.projection.host_search import positions_on_host, uses_kernel
-from prodag.projection.search_kernel import search_positions_batch
 
 pytest.importorskip("numba")
 
@@ -81,27 +80,3 @@ def test_search_projection_runs_on_the_kernel_on_cpu_and_keeps_the_jax_answer():
     expected = np.where(np.asarray(forward_mask(jnp.asarray(positions))), W, 0.0)
     np.testing.assert_array_equal(np.asarray(project(W, method="search")), expected)
 
-
-
-def test_a_given_start_replaces_the_back_to_front_start_in_the_kernel_as_in_the_jax_search():
-    """From a given start (in place of the back-to-front greedy one) the kernel returns the
-    JAX search's orders, and some differ from the three starts' (the start is used);
-    started from the three-start search's own orders, no order is costlier than those."""
-    rng = np.random.default_rng(5)
-    squared = jnp.asarray(rng.normal(size=(40, 20, 20)).astype(np.float32) ** 2
-                          * (1 - np.eye(20, dtype=np.float32)))
-
-    def cost(positions):
-        backward = positions[:, :, None] > positions[:, None, :]
-        return 0.5 * np.where(backward, np.asarray(squared, np.float64), 0.0).sum(axis=(1, 2))
-
-    three = np.asarray(positions_on_host(squared, 10, 1e-6))
-    starts = np.stack([rng.permutation(20) for _ in range(40)])
-    from_random = search_positions_batch(np.asarray(squared), 10, 1e-6, given=starts)
-    expected = np.asarray(jax.jit(jax.vmap(lambda a, s: search_positions(a, start=s)))(
-        squared, jnp.asarray(starts)))
-    np.testing.assert_array_equal(from_random, expected)
-    assert np.any(from_random != three)
-    from_three = search_positions_batch(np.asarray(squared), 10, 1e-6,
-                                        given=np.argsort(three, axis=1))
-    assert np.all(cost(from_three) <= cost(three))

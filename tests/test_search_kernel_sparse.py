@@ -54,8 +54,7 @@ def test_the_search_on_neighbour_lists_returns_the_dense_search_orders():
 def test_the_searches_on_slots_return_the_dense_search_orders():
     """Both kernels that read a sample from its slots (each sample's masses or matrix made in
     its own thread) return the dense kernel's orders for the same samples, bit for bit, with
-    ties, empty columns, under a tight sweep cap, without the back-to-front start and from
-    given starts."""
+    ties, empty columns, under a tight sweep cap and without the back-to-front start."""
     rng = np.random.default_rng(11)
     for trial in range(8):
         p = int(rng.integers(2, 50))
@@ -70,18 +69,14 @@ def test_the_searches_on_slots_return_the_dense_search_orders():
         slots = np.ascontiguousarray((weights ** 2 * table.valid).astype(np.float32))
         dense = np.asarray(table.dense(slots))
         flat = slots.reshape(20, -1)
-        given = np.stack([rng.permutation(p) for _ in range(20)])
-        for max_sweeps, rel_tol, back, start in [(10, 1e-6, True, None), (2, 1e-2, True, None),
-                                                 (10, 1e-6, False, None),
-                                                 (10, 1e-6, True, given)]:
-            expected = search_positions_batch(dense, max_sweeps, rel_tol, back, start)
-            starts = search_kernel.given_starts(start, 20)
+        for max_sweeps, rel_tol, back in [(10, 1e-6, True), (2, 1e-2, True), (10, 1e-6, False)]:
+            expected = search_positions_batch(dense, max_sweeps, rel_tol, back)
             np.testing.assert_array_equal(search_kernel.search_positions_batch_on_slots(
-                flat, search.rows, search.cols, search.slots, p, max_sweeps, rel_tol, back,
-                starts), expected)
+                flat, search.rows, search.cols, search.slots, p, max_sweeps, rel_tol, back),
+                expected)
             np.testing.assert_array_equal(search_kernel_sparse.search_positions_batch_on_slots(
                 flat, search.outgoing, search.incoming, search.neighbours, search.degree,
-                max_sweeps, rel_tol, back, starts), expected)
+                max_sweeps, rel_tol, back), expected)
 
 
 @pytest.mark.slow

@@ -83,10 +83,6 @@ class OptimiserOptions:
     """Steps from the start within which an epoch without gain does not count toward the
     patience."""
     min_delta: float = 1e-3
-    search_from_mean: bool = False
-    """Training steps search each draw's order from the order of its member's ``μ² + σ²``
-    (``LinearSEM.draw_log_likelihood``); scores and every other draw search from three
-    starts."""
     epochs_per_call: int = 20
     member_batch: int = 0
     """Members computed together (``vmap``); the batches run one after another in the same
@@ -208,8 +204,7 @@ def optimiser_options(settings, p: int, screened: bool = False) -> OptimiserOpti
                             patience=resolved_patience(settings, screened), lr=lr,
                             steps_per_epoch=resolved_steps_per_epoch(settings, screened),
                             warmup_steps=resolved_warmup_steps(settings, screened),
-                            min_delta=float(training.min_delta),
-                            search_from_mean=screened_linear(settings, screened))
+                            min_delta=float(training.min_delta))
 
 
 def with_knowledge(spec: FitSpec, knowledge: Knowledge | None) -> FitSpec:

@@ -86,13 +86,11 @@ def noise_variance_of(params: Params, fixed: jax.Array) -> jax.Array:
 
 def elbo_loss(model: StructuralEquationModel, project: Projector, n_samples: int,
               prior_mean: float, prior_std: float, params: Params, key: jax.Array, data: Any,
-              n_rows: jax.Array, lam: jax.Array, noise_variance: jax.Array,
-              from_mean: bool = False) -> jax.Array:
+              n_rows: jax.Array, lam: jax.Array, noise_variance: jax.Array) -> jax.Array:
     """One member's Monte Carlo negative ELBO per row (a scalar), differentiable in
-    ``params``, from ``n_samples`` projected draws at radius ``lam`` (``from_mean``: their
-    order search from the mean's order, ``OptimiserOptions.search_from_mean``)."""
+    ``params``, from ``n_samples`` projected draws at radius ``lam``."""
     log_lik = draw_log_likelihood(model, params.q, key, n_samples, project, lam, data,
-                                  noise_variance_of(params, noise_variance), from_mean)
+                                  noise_variance_of(params, noise_variance))
     kl = variational.kl_to_prior(params.q, prior_mean, prior_std)
     return (kl - jnp.mean(log_lik)) / n_rows
 
@@ -286,9 +284,8 @@ def build_kernels(model: StructuralEquationModel, project: Projector, options: O
     prior_std²)``, ``options`` and the gradient transformation ``optimizer``."""
     bind = functools.partial
     loss = bind(elbo_loss, model, project, options.n_samples, prior_mean, prior_std)
-    training = bind(loss, from_mean=options.search_from_mean)
     return VariationalKernels(
-        loss, bind(init_state, optimizer), bind(epoch, training, optimizer, options),
-        bind(run_epochs, training, optimizer, options),
+        loss, bind(init_state, optimizer), bind(epoch, loss, optimizer, options),
+        bind(run_epochs, loss, optimizer, options),
         bind(negative_elbos, loss, options.member_batch), score_key_chunks,
         bind(expected_log_likelihood, model, project, options.n_samples), optimizer)

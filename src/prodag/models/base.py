@@ -98,15 +98,10 @@ def draw_through_graph(model: StructuralEquationModel, q: variational.Variationa
 
 def draw_log_likelihood(model: StructuralEquationModel, q: variational.VariationalParams,
                         key: jax.Array, n_samples: int, project: Projector, lam: jax.Array,
-                        data: Any, noise_variance: jax.Array,
-                        from_mean: bool = False) -> jax.Array:
+                        data: Any, noise_variance: jax.Array) -> jax.Array:
     """``log p(X | ω_l)`` ``(L,)`` of ``n_samples`` projected draws ``ω_l``: the model's
-    ``draw_log_likelihood`` where it has one, else ``draw`` then ``log_likelihood``.
-    ``from_mean``: the linear SEM's order search from the mean's order
-    (``LinearSEM.draw_log_likelihood``; only that model takes it)."""
+    ``draw_log_likelihood`` where it has one, else ``draw`` then ``log_likelihood``."""
     own = getattr(model, "draw_log_likelihood", None)
-    if from_mean:
-        return own(q, key, n_samples, project, lam, data, noise_variance, from_mean=True)
     if own is not None:
         return own(q, key, n_samples, project, lam, data, noise_variance)
     weights, _ = model.draw(q, key, n_samples, project, lam)

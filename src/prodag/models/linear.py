@@ -67,20 +67,15 @@ class LinearSEM:
 
     def draw_log_likelihood(self, q: variational.VariationalParams, key: jax.Array,
                             n_samples: int, project: Projector, lam: jax.Array,
-                            data: dict[str, Any], noise_variance: jax.Array,
-                            from_mean: bool = False) -> jax.Array:
+                            data: dict[str, Any], noise_variance: jax.Array) -> jax.Array:
         """``log p(X | W_l)`` ``(L,)`` of ``n_samples`` draws ``W_l ~ ProjectedNormal(q)``.
 
         On candidate parents, with a projection that takes slots (``CandidateProjector``), the
         draws are made on the slots alone: ``w̃ ~ N(q)`` restricted to the candidate entries
         ``(L, p, K)``, projected there. That is the same distribution as the dense draw, whose
-        other entries the projection zeroes; only the random numbers differ. With
-        ``from_mean`` the order search of the slot draws starts from the order of ``q``'s
-        ``μ² + σ²``
-        (``project_on_parents``'s ``around``): for training steps, whose gradients do not
-        need the draws' own three-start searches.
+        other entries the projection zeroes; only the random numbers differ.
         """
-        w = self.draw_slots(q, key, n_samples, project, lam, from_mean)
+        w = self.draw_slots(q, key, n_samples, project, lam)
         if w is None:
             weights, _ = self.draw(q, key, n_samples, project, lam)
             return self.log_likelihood(weights, data, noise_variance)
@@ -88,12 +83,10 @@ class LinearSEM:
                                        data["n_rows"], noise_variance)
 
     def draw_slots(self, q: variational.VariationalParams, key: jax.Array, n_samples: int,
-                   project: Projector, lam: jax.Array,
-                   from_mean: bool = False) -> jax.Array | None:
+                   project: Projector, lam: jax.Array) -> jax.Array | None:
         """On candidate parents with a projection that takes slots: ``n_samples`` projected
         draws on the slots alone, ``(L, p, K)`` (``project.table``'s layout, zero in the
-        padding); else None. The same distribution as ``draw``'s, other random numbers
-        (``from_mean``: ``draw_log_likelihood``'s)."""
+        padding); else None. The same distribution as ``draw``'s, other random numbers."""
         on_parents = getattr(project, "on_parents", None)
         if self.parents is None or on_parents is None:
             return None
@@ -101,8 +94,7 @@ class LinearSEM:
         (weight_key,) = jax.random.split(key, 1)
         loc, scale = table.gather(q.loc["W"]), table.gather(variational.stddev(q)["W"])
         noise = jax.random.normal(weight_key, (n_samples, *loc.shape), loc.dtype)
-        return on_parents(loc + scale * noise, lam,
-                          around=jnp.square(loc) + jnp.square(scale) if from_mean else None)
+        return on_parents(loc + scale * noise, lam)
 
     def prepare_data(self, X: jax.Array, observed: jax.Array | None = None) -> dict[str, Any]:
         """Sufficient statistics of ``X (n, p)``: the Gram matrix ``XᵀX (p, p)`` and ``n``.

@@ -207,17 +207,13 @@ def project_on_entries(W_tilde, lam, entries: tuple[np.ndarray, np.ndarray],
 
 
 def project_on_parents(w_tilde: jax.Array, lam, table: ParentTable, method: str = "auto", *,
-                       required=None, around=None, **options) -> jax.Array:
+                       required=None, **options) -> jax.Array:
     """``project`` of the samples whose weights sit in the candidate parents' slots ``w_tilde
     (..., p, K)`` (``prodag.projection.parents``): the projected slots ``(..., p, K)``, equal
     to ``table.gather(project(table.scatter(w_tilde), lam, allowed=table.mask(), ...))`` up to
     rounding, with no ``(p, p)`` array per sample where the order search runs on the CPU's
     kernel. ``required (p, p)``: edges every sample keeps (candidates, acyclic). ``lam``
-    broadcasts to ``w_tilde.shape[:-2]``.
-
-    ``around (p, K)``: the squared weights the samples lie around (``μ² + σ²`` of a normal);
-    on the CPU's kernel each sample's search then starts from the order of ``around`` instead
-    of its own back-to-front greedy order (elsewhere it is not used)."""
+    broadcasts to ``w_tilde.shape[:-2]``."""
     p, width = table.parents.shape
     method = _resolve_method(method, p)
     options = _check_options(method, options)
@@ -227,19 +223,13 @@ def project_on_parents(w_tilde: jax.Array, lam, table: ParentTable, method: str 
     required_slots = None if required is None else table.on_slots(required)
     kwargs = dict(options)
     if method == "search" and uses_kernel(kwargs.get("n_kicks", 0)):
-        def search(squared, start=None):
-            if required_slots is not None:
-                total = squared.sum(axis=(-2, -1), keepdims=True)
-                squared = squared + jnp.where(required_slots, 1.0 + total, 0.0)
-            return positions_on_parents(squared, slot_search(table), kwargs.get(
-                "max_sweeps", MAX_SWEEPS), kwargs.get("rel_tol", REL_TOL),
-                kwargs.get("back_to_front", True), start)
-
-        start = None
-        if around is not None:
-            centre = jnp.where(table.valid, jax.lax.stop_gradient(around), 0.0)
-            start = jnp.argsort(search(centre[None])[0]).astype(jnp.int32)
-        positions = search(jnp.square(jax.lax.stop_gradient(flat)), start)
+        squared = jnp.square(jax.lax.stop_gradient(flat))
+        if required_slots is not None:
+            total = squared.sum(axis=(-2, -1), keepdims=True)
+            squared = squared + jnp.where(required_slots, 1.0 + total, 0.0)
+        positions = positions_on_parents(squared, slot_search(table), kwargs.get(
+            "max_sweeps", MAX_SWEEPS), kwargs.get("rel_tol", REL_TOL),
+            kwargs.get("back_to_front", True))
         if required is not None:
             positions = jax.vmap(constrained_positions, (0, None))(positions,
                                                                    jnp.asarray(required))
@@ -325,12 +315,10 @@ class CandidateProjector:
                                allowed=self.allowed, required=self.required, **self.options)
         return _pruned(W, self.prune, self.required)
 
-    def on_parents(self, w_tilde: jax.Array, lam, around: jax.Array | None = None
-                   ) -> jax.Array:
-        """The projected slots ``(..., p, K)`` of the samples ``w_tilde (..., p, K)``
-        (``around (p, K)``: ``project_on_parents``'s)."""
+    def on_parents(self, w_tilde: jax.Array, lam) -> jax.Array:
+        """The projected slots ``(..., p, K)`` of the samples ``w_tilde (..., p, K)``."""
         w = project_on_parents(w_tilde, lam, self.table, self.method, required=self.required,
-                               around=around, **self.options)
+                               **self.options)
         return _pruned(w, self.prune, self.required_slots)
 
 

@@ -133,31 +133,25 @@ def slot_search(table: ParentTable) -> SlotSearch:
 
 
 def positions_on_parents(squared: jax.Array, search: SlotSearch, max_sweeps: int,
-                         rel_tol: float, back_to_front: bool = True,
-                         start: jax.Array | None = None) -> jax.Array:
+                         rel_tol: float, back_to_front: bool = True) -> jax.Array:
     """The dense search's orders ``(..., p)`` of the samples whose squared weights sit in the
     slots ``squared (..., p, K)`` (zero in the padding): a ``jax.pure_callback`` (it works
     under ``jit`` and ``vmap``; no gradient: the order is a discrete choice).
-    ``back_to_front`` and ``start`` (a permutation ``(..., p)`` per sample, or None):
-    ``search_positions``'s options."""
+    ``back_to_front``: ``search_positions``'s option."""
     p = squared.shape[-2]
     result = jax.ShapeDtypeStruct(squared.shape[:-1], jnp.int32)
     sparse = on_lists(search.degree)
 
-    def host(batch, *given):
+    def host(batch):
         flat = np.ascontiguousarray(batch).reshape((-1, batch.shape[-2] * batch.shape[-1]))
-        starts = search_kernel.given_starts(
-            np.broadcast_to(given[0], batch.shape[:-1]).reshape(-1, p) if given
-            else None, flat.shape[0])
         if sparse:
             positions = search_kernel_sparse.search_positions_batch_on_slots(
                 flat, search.outgoing, search.incoming, search.neighbours, search.degree,
-                max_sweeps, rel_tol, back_to_front, starts)
+                max_sweeps, rel_tol, back_to_front)
         else:
             positions = search_kernel.search_positions_batch_on_slots(
                 flat, search.rows, search.cols, search.slots, p, max_sweeps, rel_tol,
-                back_to_front, starts)
+                back_to_front)
         return positions.reshape(batch.shape[:-1])
 
-    given = () if start is None else (jnp.broadcast_to(start, squared.shape[:-1]),)
-    return jax.pure_callback(host, result, squared, *given, vmap_method="expand_dims")
+    return jax.pure_callback(host, result, squared, vmap_method="expand_dims")

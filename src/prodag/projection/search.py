@@ -155,7 +155,7 @@ def reverse_segment(permutation: jax.Array, start: jax.Array, stop: jax.Array) -
 
 def search_positions(squared: jax.Array, n_kicks: int = 0, n_rounds: int = 1,
                      max_sweeps: int = MAX_SWEEPS, rel_tol: float = REL_TOL,
-                     back_to_front: bool = True, start: jax.Array | None = None) -> jax.Array:
+                     back_to_front: bool = True) -> jax.Array:
     """A locally optimal order for one sample.
 
     Three starts (front-to-back greedy, back-to-front greedy, net outflow; without the
@@ -176,9 +176,6 @@ def search_positions(squared: jax.Array, n_kicks: int = 0, n_rounds: int = 1,
         back_to_front: start from the back-to-front greedy order too. Without it the search
             costs about a third less and changed a quarter of a p = 100 fit's orders; the fits
             keep it: at n = 1000 they scored worse without it (``docs/findings.md``).
-        start: a permutation ``(p,)`` (node at each place) to start from instead of the
-            back-to-front greedy order: the order of the mean of draws that lie around it,
-            found once for them all (``project_on_parents``'s ``around``).
 
     Returns:
         ``positions (p,)`` int32.
@@ -195,11 +192,8 @@ def search_positions(squared: jax.Array, n_kicks: int = 0, n_rounds: int = 1,
         best = jnp.argmin(costs)
         return permutations[best], costs[best]
 
-    if start is not None:
-        second = [jnp.asarray(start, jnp.int32)]
-    else:
-        second = [greedy_permutation(squared.T)[::-1]] if back_to_front else []
-    starts = jnp.stack([greedy_permutation(squared)] + second
+    starts = jnp.stack([greedy_permutation(squared)]
+                       + ([greedy_permutation(squared.T)[::-1]] if back_to_front else [])
                        + [net_outflow_permutation(squared)])
     permutation, cost = best_of(*jax.vmap(improve)(starts))
 

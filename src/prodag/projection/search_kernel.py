@@ -146,14 +146,12 @@ def repeats_an_earlier_start(starts, start):
 
 
 @_njit
-def _search_one(squared, max_sweeps, rel_tol, back_to_front, given, positions_out):
+def _search_one(squared, max_sweeps, rel_tol, back_to_front, positions_out):
     """``search_positions`` (no kicks) for one ``(p, p)`` sample, into ``positions_out``.
 
     A start equal to an earlier one is skipped: it would end in the same order, which does
     not replace the earlier one (only a strictly lower cost does). Without ``back_to_front``
-    the starts are the front-to-back greedy order and the net outflow's. With a ``given``
-    permutation ``(p,)`` (else an empty array) it replaces the back-to-front greedy order
-    (``search_positions``'s ``start``).
+    the starts are the front-to-back greedy order and the net outflow's.
     """
     p = squared.shape[0]
     difference = squared - squared.T
@@ -162,10 +160,7 @@ def _search_one(squared, max_sweeps, rel_tol, back_to_front, given, positions_ou
     count = 0
     greedy_order(squared, False, starts[count])
     count += 1
-    if given.shape[0] == p:
-        starts[count] = given
-        count += 1
-    elif back_to_front:
+    if back_to_front:
         greedy_order(squared, True, starts[count])
         starts[count] = starts[count][::-1].copy()
         count += 1
@@ -187,21 +182,18 @@ def _search_one(squared, max_sweeps, rel_tol, back_to_front, given, positions_ou
         positions_out[best[place]] = place
 
 
-def _search_batch_on_slots(slots, rows, cols, valid, p, max_sweeps, rel_tol, back_to_front,
-                           given):
+def _search_batch_on_slots(slots, rows, cols, valid, p, max_sweeps, rel_tol, back_to_front):
     """Orders ``(B, p)`` int32 of samples whose squared weights sit in flat slots ``slots
     (B, S)``: ``_search_one`` of each sample's ``squared[rows[e], cols[e]] = slots[b,
     valid[e]]`` (zero elsewhere), the matrix made in the thread that searches it; the samples
-    are shared among the CPU's cores. ``given (B, p)``: each sample's given start, or ``(B,
-    0)``: none."""
+    are shared among the CPU's cores."""
     batch = slots.shape[0]
     positions = np.empty((batch, p), np.int32)
     for sample in numba.prange(batch):
         squared = np.zeros((p, p), slots.dtype)
         for e in range(valid.shape[0]):
             squared[rows[e], cols[e]] = slots[sample, valid[e]]
-        _search_one(squared, max_sweeps, rel_tol, back_to_front, given[sample],
-                    positions[sample])
+        _search_one(squared, max_sweeps, rel_tol, back_to_front, positions[sample])
     return positions
 
 
@@ -211,22 +203,13 @@ search_positions_batch_on_slots = (
 
 
 def search_positions_batch(squared: np.ndarray, max_sweeps: int, rel_tol: float,
-                           back_to_front: bool = True, given: np.ndarray | None = None
-                           ) -> np.ndarray:
+                           back_to_front: bool = True) -> np.ndarray:
     """Orders ``(B, p)`` int32 (place of each node) for ``squared (B, p, p)``, zero diagonal;
-    the samples are shared among the CPU's cores; ``given (B, p)``: each sample's given start
-    (``search_positions``'s ``start``). The kernel of the slots with every entry a slot: one
-    compiled kernel serves both (copying a sample costs ``O(p²)``, a sweep as much)."""
+    the samples are shared among the CPU's cores. The kernel of the slots with every entry a
+    slot: one compiled kernel serves both (copying a sample costs ``O(p²)``, a sweep as
+    much)."""
     batch, p = squared.shape[0], squared.shape[1]
     rows, cols = np.divmod(np.arange(p * p), p)
     return search_positions_batch_on_slots(
         np.ascontiguousarray(squared).reshape(batch, p * p), rows, cols, np.arange(p * p), p,
-        max_sweeps, rel_tol, back_to_front, given_starts(given, batch))
-
-
-def given_starts(given: np.ndarray | None, batch: int) -> np.ndarray:
-    """The kernels' ``given`` argument: ``given (B, p)`` permutations as int64, or ``(B, 0)``
-    for none."""
-    if given is None:
-        return np.empty((batch, 0), np.int64)
-    return np.ascontiguousarray(given, np.int64)
+        max_sweeps, rel_tol, back_to_front)

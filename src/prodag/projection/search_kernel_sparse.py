@@ -23,7 +23,7 @@ import numpy as np
 
 from prodag.numba_jit import njit as _njit
 from prodag.numba_jit import numba
-from prodag.projection.search_kernel import given_starts, move_node, repeats_an_earlier_start
+from prodag.projection.search_kernel import move_node, repeats_an_earlier_start
 
 
 def neighbour_lists(support: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -226,10 +226,9 @@ def _backward_mass_sparse(outgoing, neighbours, degree, permutation, positions, 
 
 @_njit
 def _search_one_sparse(outgoing, incoming, neighbours, degree, reverse, max_sweeps, rel_tol,
-                       back_to_front, given, positions_out):
+                       back_to_front, positions_out):
     """``_search_one`` for one sample's ``outgoing`` and ``incoming`` masses ``(p, D)``
-    (``reverse``: ``reverse_index`` of the lists; ``given``: a start ``(p,)`` or none,
-    ``(0,)``)."""
+    (``reverse``: ``reverse_index`` of the lists)."""
     p, width = outgoing.shape[0], neighbours.shape[1]
     difference = outgoing - incoming
     total = np.zeros(1, outgoing.dtype)  # summed in the dense kernel's order and dtype
@@ -241,10 +240,7 @@ def _search_one_sparse(outgoing, incoming, neighbours, degree, reverse, max_swee
     count = 0
     _greedy_sparse(outgoing, incoming, neighbours, degree, False, starts[count])
     count += 1
-    if given.shape[0] == p:
-        starts[count] = given
-        count += 1
-    elif back_to_front:
+    if back_to_front:
         _greedy_sparse(outgoing, incoming, neighbours, degree, True, starts[count])
         starts[count] = starts[count][::-1].copy()
         count += 1
@@ -274,12 +270,11 @@ def _search_one_sparse(outgoing, incoming, neighbours, degree, reverse, max_swee
 
 
 def _search_batch_on_slots(slots, outgoing_slot, incoming_slot, neighbours, degree,
-                           max_sweeps, rel_tol, back_to_front, given):
+                           max_sweeps, rel_tol, back_to_front):
     """Orders ``(B, p)`` int32 of samples whose squared weights sit in flat slots ``slots
     (B, S)``: ``_search_one_sparse`` of each sample, its masses gathered in the thread that
     searches it: ``outgoing[v, i] = slots[b, outgoing_slot[v, i]]`` (likewise ``incoming``;
-    an index of ``S`` or more is a neighbour without that edge: zero). ``given (B, p)``: each
-    sample's given start, or ``(B, 0)``: none."""
+    an index of ``S`` or more is a neighbour without that edge: zero)."""
     batch, size = slots.shape
     p, width = outgoing_slot.shape
     positions = np.empty((batch, p), np.int32)
@@ -294,7 +289,7 @@ def _search_batch_on_slots(slots, outgoing_slot, incoming_slot, neighbours, degr
                 if incoming_slot[v, i] < size:
                     incoming[v, i] = slots[sample, incoming_slot[v, i]]
         _search_one_sparse(outgoing, incoming, neighbours, degree, reverse, max_sweeps,
-                           rel_tol, back_to_front, given[sample], positions[sample])
+                           rel_tol, back_to_front, positions[sample])
     return positions
 
 
@@ -305,18 +300,17 @@ search_positions_batch_on_slots = (
 
 def search_positions_batch_sparse(outgoing: np.ndarray, incoming: np.ndarray,
                                   neighbours: np.ndarray, degree: np.ndarray, max_sweeps: int,
-                                  rel_tol: float, back_to_front: bool = True,
-                                  given: np.ndarray | None = None) -> np.ndarray:
+                                  rel_tol: float, back_to_front: bool = True) -> np.ndarray:
     """Orders ``(B, p)`` int32 of samples given by their ``outgoing`` and ``incoming``
     masses ``(B, p, D)`` over the neighbour lists: the slots kernel with the masses as its
-    slots (one compiled kernel serves both); ``given (B, p)``: each sample's given start."""
+    slots (one compiled kernel serves both)."""
     batch, p, width = outgoing.shape
     slots = np.concatenate([outgoing.reshape(batch, p * width),
                             incoming.reshape(batch, p * width)], axis=1)
     own = np.arange(p * width).reshape(p, width)
     return search_positions_batch_on_slots(np.ascontiguousarray(slots), own, own + p * width,
                                            neighbours, degree, max_sweeps, rel_tol,
-                                           back_to_front, given_starts(given, batch))
+                                           back_to_front)
 
 
 def on_neighbours(squared: np.ndarray, neighbours: np.ndarray,
