@@ -47,7 +47,7 @@ COMPARED = 12
 def graphs_of(engine, fits: list) -> np.ndarray:
     """The projected means ``(F, p, p)`` of ``fits`` ``[(lam, FitResult), ...]`` (on the
     candidate slots, scattered to dense)."""
-    project = engine.kernels.loss.args[1]
+    project = engine.kernels.loss.args[1]  # the projection the loss is bound to (build_kernels)
     table = project.table
     return np.array([np.asarray(table.scatter(np.asarray(project.on_parents(
         table.gather(fit.params.q.loc["W"])[None], lam))[0])) for lam, fit in fits])
@@ -100,7 +100,7 @@ def main(argv=None) -> None:
                   flush=True)
     seed_of = np.array(seed_of)
     began = time.perf_counter()
-    n_rows = scored["n_rows"]
+    n_rows = scored["n_rows"]  # the engine, data and noise are every seed's: one dataset
     evidence = -n_rows * chains.rescore(scored["engine"], fits, scored["data"], n_rows,
                                         scored["noise"], jax.random.PRNGKey(99),
                                         batches=args.batches)
