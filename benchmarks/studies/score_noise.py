@@ -40,9 +40,9 @@ def fitted_contenders(X: np.ndarray, seed: int) -> tuple[dict, float]:
     scored = {}
     rescore = chains.rescore
 
-    def recording(engine, fits, data, n_rows, noise, key, data_index=None):
+    def recording(engine, fits, data, n_rows, noise, key, **options):
         scored.update(engine=engine, fits=fits, data=data, n_rows=n_rows, noise=noise)
-        return rescore(engine, fits, data, n_rows, noise, key, data_index)
+        return rescore(engine, fits, data, n_rows, noise, key, **options)
 
     chains.rescore = recording
     try:
