@@ -13,9 +13,8 @@ import pytest
 from prodag.projection.host_search import SPARSE_BELOW, positions_on_host
 from prodag.projection import search_kernel, search_kernel_sparse
 from prodag.projection.parents import ParentTable, slot_search
-from prodag.projection.search_kernel import search_positions_batch
-from prodag.projection.search_kernel_sparse import (neighbour_lists, on_neighbours,
-                                                    search_positions_batch_sparse)
+from prodag.projection.search_kernel import neighbour_lists, search_positions_batch
+from prodag.projection.search_kernel_sparse import on_neighbours, search_positions_batch_sparse
 
 pytest.importorskip("numba")
 
@@ -72,8 +71,8 @@ def test_the_searches_on_slots_return_the_dense_search_orders():
         for max_sweeps, rel_tol, back in [(10, 1e-6, True), (2, 1e-2, True), (10, 1e-6, False)]:
             expected = search_positions_batch(dense, max_sweeps, rel_tol, back)
             np.testing.assert_array_equal(search_kernel.search_positions_batch_on_slots(
-                flat, search.rows, search.cols, search.slots, p, max_sweeps, rel_tol, back),
-                expected)
+                flat, search.rows, search.cols, search.slots, search.neighbours, search.degree,
+                max_sweeps, rel_tol, back), expected)
             np.testing.assert_array_equal(search_kernel_sparse.search_positions_batch_on_slots(
                 flat, search.outgoing, search.incoming, search.neighbours, search.degree,
                 max_sweeps, rel_tol, back), expected)

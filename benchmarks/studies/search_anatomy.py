@@ -92,19 +92,20 @@ def fit_and_capture(p: int, n: int, dataset: int, every: int) -> tuple[dict, np.
 
 
 @numba.njit(cache=False)
-def _starts(squared):
+def _starts(squared, neighbours, degree):
     batch, p = squared.shape[0], squared.shape[1]
     starts = np.empty((batch, 3, p), np.int64)
     for b in range(batch):
-        search_kernel.greedy_order(squared[b], False, starts[b, 0])
-        search_kernel.greedy_order(squared[b], True, starts[b, 1])
+        search_kernel.greedy_order(squared[b], neighbours, degree, False, starts[b, 0])
+        search_kernel.greedy_order(squared[b], neighbours, degree, True, starts[b, 1])
         starts[b, 1] = starts[b, 1][::-1].copy()
-        search_kernel.net_outflow_order(squared[b], starts[b, 2])
+        search_kernel.net_outflow_order(squared[b] - squared[b].T, neighbours, degree,
+                                        starts[b, 2])
     return starts
 
 
 @numba.njit(cache=False)
-def _sweeps(squared, starts, max_sweeps, rel_tol):
+def _sweeps(squared, neighbours, degree, starts, max_sweeps, rel_tol):
     batch, p = squared.shape[0], squared.shape[1]
     ends = starts.copy()
     counted = np.zeros((batch, 3, 3))
@@ -114,7 +115,7 @@ def _sweeps(squared, starts, max_sweeps, rel_tol):
         threshold = -rel_tol * squared[b].sum()
         for s in range(3):
             sweeps, visits, moves = search_kernel.insertion_sweeps(
-                difference, ends[b, s], positions, max_sweeps, threshold)
+                difference, neighbours, degree, ends[b, s], positions, max_sweeps, threshold)
             counted[b, s, 0], counted[b, s, 1], counted[b, s, 2] = sweeps, visits, moves
     return ends, counted
 
@@ -139,8 +140,10 @@ def per_draw_us(function, *args) -> tuple:
 
 def anatomy(squared: np.ndarray, max_sweeps: int = 10, rel_tol: float = 1e-6) -> dict:
     """The parts' costs and the starts' statistics on ``squared (B, p, p)`` (module docstring)."""
-    starts, starts_us = per_draw_us(_starts, squared)
-    (ends, counted), sweeps_us = per_draw_us(_sweeps, squared, starts, max_sweeps, rel_tol)
+    neighbours, degree = search_kernel.neighbour_lists((squared != 0).any(axis=0))
+    starts, starts_us = per_draw_us(_starts, squared, neighbours, degree)
+    (ends, counted), sweeps_us = per_draw_us(_sweeps, squared, neighbours, degree, starts,
+                                             max_sweeps, rel_tol)
     masses, masses_us = per_draw_us(_masses, squared, ends)
     before = _masses(squared, starts)
     total = squared.sum(axis=(1, 2)).astype(float)

@@ -36,9 +36,8 @@ from prodag.inputs.knowledge import Knowledge
 from prodag.models import variational
 from prodag.models.linear import LinearSEM
 from prodag.projection.api import make_projector, project, project_on_entries
-from prodag.projection.search_kernel import search_positions_batch
-from prodag.projection.search_kernel_sparse import (neighbour_lists, on_neighbours,
-                                                    search_positions_batch_sparse)
+from prodag.projection.search_kernel import neighbour_lists, search_positions_batch
+from prodag.projection.search_kernel_sparse import on_neighbours, search_positions_batch_sparse
 
 from .. import RESULTS_DIR
 

@@ -17,3 +17,29 @@ def njit(function):
     """``function`` compiled by numba (``cache=True, nogil=True``), or itself without numba."""
     return numba.njit(cache=True, nogil=True)(function) if numba is not None else function
 
+
+
+def _lowest_bit_python(word):
+    """The index of the lowest set bit of a nonzero ``word``."""
+    word = int(word)
+    return (word & -word).bit_length() - 1
+
+
+if numba is not None:
+    from llvmlite import ir
+    from numba.core import types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def lowest_bit(typingctx, word):
+        """The index of the lowest set bit of a nonzero ``uint64`` ``word`` (one instruction:
+        LLVM's count of trailing zeros), for the kernels that walk bit sets of places."""
+        if word != types.uint64:
+            return None
+
+        def codegen(context, builder, signature, args):
+            return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+
+        return types.uint64(types.uint64), codegen
+else:
+    lowest_bit = _lowest_bit_python

@@ -14,9 +14,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from prodag.numba_jit import numba  # None without numba: the pure-JAX search is used instead
-from prodag.projection.search_kernel import search_positions_batch
-from prodag.projection.search_kernel_sparse import (neighbour_lists, on_neighbours,
-                                                    search_positions_batch_sparse)
+from prodag.projection.search_kernel import neighbour_lists, search_positions_batch
+from prodag.projection.search_kernel_sparse import on_neighbours, search_positions_batch_sparse
 
 
 def uses_kernel(n_kicks: int) -> bool:
@@ -24,10 +23,11 @@ def uses_kernel(n_kicks: int) -> bool:
     return numba is not None and n_kicks == 0 and jax.default_backend() == "cpu"
 
 
-SPARSE_BELOW = 0.12
+SPARSE_BELOW = 0.14
 """The share of a node's possible neighbours below which the search runs on the neighbour
-lists: there it skips most of a sweep's work, while on a dense support the lists only add
-indirection (the orders are the same either way)."""
+lists: there a visit's bit set of places costs less than the dense kernel's scan over all
+``p`` places, while on a denser support the lists only add indirection (the orders are the
+same either way; ``benchmarks.studies.search_kernels`` measures where the two cross)."""
 
 
 def on_lists(degree: np.ndarray) -> bool:

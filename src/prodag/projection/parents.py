@@ -24,7 +24,7 @@ import numpy as np
 
 from prodag.projection.host_search import on_lists
 from prodag.projection import search_kernel, search_kernel_sparse
-from prodag.projection.search_kernel_sparse import neighbour_lists
+from prodag.projection.search_kernel import neighbour_lists
 
 
 class ParentTable(NamedTuple):
@@ -138,7 +138,6 @@ def positions_on_parents(squared: jax.Array, search: SlotSearch, max_sweeps: int
     slots ``squared (..., p, K)`` (zero in the padding): a ``jax.pure_callback`` (it works
     under ``jit`` and ``vmap``; no gradient: the order is a discrete choice).
     ``back_to_front``: ``search_positions``'s option."""
-    p = squared.shape[-2]
     result = jax.ShapeDtypeStruct(squared.shape[:-1], jnp.int32)
     sparse = on_lists(search.degree)
 
@@ -150,8 +149,8 @@ def positions_on_parents(squared: jax.Array, search: SlotSearch, max_sweeps: int
                 max_sweeps, rel_tol, back_to_front)
         else:
             positions = search_kernel.search_positions_batch_on_slots(
-                flat, search.rows, search.cols, search.slots, p, max_sweeps, rel_tol,
-                back_to_front)
+                flat, search.rows, search.cols, search.slots, search.neighbours, search.degree,
+                max_sweeps, rel_tol, back_to_front)
         return positions.reshape(batch.shape[:-1])
 
     return jax.pure_callback(host, result, squared, vmap_method="expand_dims")

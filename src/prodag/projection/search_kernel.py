@@ -33,33 +33,44 @@ def place_least(incoming, placed, permutation, place):
 
 
 @_njit
-def greedy_order(squared, transposed, permutation):
-    """Front-to-back greedy order of ``squared`` (of its transpose if ``transposed``)."""
+def greedy_order(squared, neighbours, degree, transposed, permutation):
+    """Front-to-back greedy order of ``squared`` (of its transpose if ``transposed``).
+
+    A node's mass changes only through its neighbours' entries (``neighbours (p, D)``, in
+    increasing order, ``degree (p,)`` of them; every other entry is zero, and adding zero
+    changes no float), so the masses are summed and updated over the lists: the dense
+    sums, term for term, at ``O(p · D)`` instead of ``O(p²)``.
+    """
     p = squared.shape[0]
     incoming = np.zeros(p, squared.dtype)
     for v in range(p):
-        for u in range(p):
+        for i in range(degree[v]):
+            u = neighbours[v, i]
             incoming[v] += squared[v, u] if transposed else squared[u, v]
     placed = np.zeros(p, np.bool_)
     for place in range(p):
         node = place_least(incoming, placed, permutation, place)
-        for v in range(p):
+        for i in range(degree[node]):
+            v = neighbours[node, i]
             incoming[v] -= squared[v, node] if transposed else squared[node, v]
 
 
 @_njit
-def net_outflow_order(squared, permutation):
-    """Nodes sorted (stably) by ``Σ in − Σ out`` of squared mass."""
-    p = squared.shape[0]
-    net = np.zeros(p, squared.dtype)
+def net_outflow_order(difference, neighbours, degree, permutation):
+    """Nodes sorted (stably) by ``Σ in − Σ out`` of squared mass: ``−Σ_u difference[v, u]``
+    over ``v``'s neighbours (``difference = squared − squaredᵀ``; each term is the dense
+    sum's ``squared[u, v] − squared[v, u]``, negated exactly)."""
+    p = difference.shape[0]
+    net = np.zeros(p, difference.dtype)
     for v in range(p):
-        for u in range(p):
-            net[v] += squared[u, v] - squared[v, u]
+        for i in range(degree[v]):
+            net[v] -= difference[v, neighbours[v, i]]
     permutation[:] = np.argsort(net, kind="mergesort")
 
 
 @_njit
-def insertion_sweeps(difference, permutation, positions, max_sweeps, threshold):
+def insertion_sweeps(difference, neighbours, degree, permutation, positions, max_sweeps,
+                     threshold):
     """Insertion sweeps on ``permutation`` in place (``search.improve_by_insertion``); returns
     the work done, ``(sweeps, node visits, moves)``.
 
@@ -105,9 +116,9 @@ def insertion_sweeps(difference, permutation, positions, max_sweeps, threshold):
             improved = True
             moves += 1
             move_node(permutation, positions, node, place, target)
-            for v in range(p):
-                if row[v] != 0:
-                    stale[v] = True
+            for i in range(degree[node]):
+                if row[neighbours[node, i]] != 0:
+                    stale[neighbours[node, i]] = True
         if not improved:
             break
     return sweeps, visits, moves
@@ -146,25 +157,31 @@ def repeats_an_earlier_start(starts, start):
 
 
 @_njit
-def _search_one(squared, max_sweeps, rel_tol, back_to_front, positions_out):
-    """``search_positions`` (no kicks) for one ``(p, p)`` sample, into ``positions_out``.
+def _search_one(squared, difference, neighbours, degree, max_sweeps, rel_tol, back_to_front,
+                positions_out):
+    """``search_positions`` (no kicks) for one ``(p, p)`` sample and its ``difference =
+    squared − squaredᵀ``, into ``positions_out``; ``neighbours (p, D)`` and ``degree (p,)``:
+    each node's neighbours (``neighbour_lists``), outside of which ``squared`` is zero.
 
     A start equal to an earlier one is skipped: it would end in the same order, which does
     not replace the earlier one (only a strictly lower cost does). Without ``back_to_front``
     the starts are the front-to-back greedy order and the net outflow's.
     """
     p = squared.shape[0]
-    difference = squared - squared.T
-    threshold = -rel_tol * squared.sum()
+    total = np.zeros(1, squared.dtype)  # ``squared.sum()``: its terms in its order and dtype
+    for v in range(p):
+        for i in range(degree[v]):
+            total[0] += squared[v, neighbours[v, i]]
+    threshold = -rel_tol * total[0]
     starts = np.empty((3, p), np.int64)
     count = 0
-    greedy_order(squared, False, starts[count])
+    greedy_order(squared, neighbours, degree, False, starts[count])
     count += 1
     if back_to_front:
-        greedy_order(squared, True, starts[count])
+        greedy_order(squared, neighbours, degree, True, starts[count])
         starts[count] = starts[count][::-1].copy()
         count += 1
-    net_outflow_order(squared, starts[count])
+    net_outflow_order(difference, neighbours, degree, starts[count])
     count += 1
     best = np.empty(p, np.int64)
     positions = np.empty(p, np.int64)
@@ -173,7 +190,8 @@ def _search_one(squared, max_sweeps, rel_tol, back_to_front, positions_out):
         if repeats_an_earlier_start(starts, start):
             continue
         permutation = starts[start].copy()
-        insertion_sweeps(difference, permutation, positions, max_sweeps, threshold)
+        insertion_sweeps(difference, neighbours, degree, permutation, positions, max_sweeps,
+                         threshold)
         cost = order_backward_mass(squared, permutation)
         if cost < best_cost:
             best_cost = cost
@@ -182,18 +200,26 @@ def _search_one(squared, max_sweeps, rel_tol, back_to_front, positions_out):
         positions_out[best[place]] = place
 
 
-def _search_batch_on_slots(slots, rows, cols, valid, p, max_sweeps, rel_tol, back_to_front):
+def _search_batch_on_slots(slots, rows, cols, valid, neighbours, degree, max_sweeps, rel_tol,
+                           back_to_front):
     """Orders ``(B, p)`` int32 of samples whose squared weights sit in flat slots ``slots
     (B, S)``: ``_search_one`` of each sample's ``squared[rows[e], cols[e]] = slots[b,
-    valid[e]]`` (zero elsewhere), the matrix made in the thread that searches it; the samples
-    are shared among the CPU's cores."""
-    batch = slots.shape[0]
+    valid[e]]`` (zero elsewhere; every such entry joins its two nodes in ``neighbours (p, D)``,
+    ``degree (p,)``), the matrix and its ``squared − squaredᵀ`` made in the thread that
+    searches it (each difference entry is ``0 + a − b`` or ``0 − b + a``: ``a − b`` exactly);
+    the samples are shared among the CPU's cores."""
+    batch, p = slots.shape[0], neighbours.shape[0]
     positions = np.empty((batch, p), np.int32)
     for sample in numba.prange(batch):
         squared = np.zeros((p, p), slots.dtype)
+        difference = np.zeros((p, p), slots.dtype)
         for e in range(valid.shape[0]):
-            squared[rows[e], cols[e]] = slots[sample, valid[e]]
-        _search_one(squared, max_sweeps, rel_tol, back_to_front, positions[sample])
+            mass = slots[sample, valid[e]]
+            squared[rows[e], cols[e]] = mass
+            difference[rows[e], cols[e]] += mass
+            difference[cols[e], rows[e]] -= mass
+        _search_one(squared, difference, neighbours, degree, max_sweeps, rel_tol, back_to_front,
+                    positions[sample])
     return positions
 
 
@@ -202,14 +228,28 @@ search_positions_batch_on_slots = (
     if numba is not None else None)
 
 
+def neighbour_lists(support: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each node's neighbours ``u ≠ v`` where ``support[v, u]`` or ``support[u, v]``, in
+    increasing order: ``(neighbours (p, D)`` int64 padded with −1, ``degree (p,)`` int64)."""
+    p = support.shape[-1]
+    linked = (support | support.T) & ~np.eye(p, dtype=bool)
+    degree = linked.sum(axis=1).astype(np.int64)
+    width = max(int(degree.max(initial=0)), 1)
+    order = np.argsort(~linked, axis=1, kind="stable")[:, :width]
+    return np.where(np.arange(width) < degree[:, None], order, -1).astype(np.int64), degree
+
+
 def search_positions_batch(squared: np.ndarray, max_sweeps: int, rel_tol: float,
                            back_to_front: bool = True) -> np.ndarray:
     """Orders ``(B, p)`` int32 (place of each node) for ``squared (B, p, p)``, zero diagonal;
-    the samples are shared among the CPU's cores. The kernel of the slots with every entry a
-    slot: one compiled kernel serves both (copying a sample costs ``O(p²)``, a sweep as
-    much)."""
+    the samples are shared among the CPU's cores. The kernel of the slots with every entry off
+    the diagonal a slot, on the neighbour lists of the entries that are nonzero in some
+    sample: one compiled kernel serves both."""
     batch, p = squared.shape[0], squared.shape[1]
+    squared = np.ascontiguousarray(squared).reshape(batch, p * p)
     rows, cols = np.divmod(np.arange(p * p), p)
+    off_diagonal = np.flatnonzero(rows != cols)
+    neighbours, degree = neighbour_lists((squared != 0).any(axis=0).reshape(p, p))
     return search_positions_batch_on_slots(
-        np.ascontiguousarray(squared).reshape(batch, p * p), rows, cols, np.arange(p * p), p,
+        squared, rows[off_diagonal], cols[off_diagonal], off_diagonal, neighbours, degree,
         max_sweeps, rel_tol, back_to_front)

@@ -4,11 +4,12 @@ Where ``squared`` is zero outside a known support (candidate parents, forbidden 
 sum of the search adds zeros in between its nonzero terms, and adding zero changes no float.
 The functions here visit each node's neighbours ``u`` (``squared[v, u]`` or ``squared[u, v]``
 may be nonzero) in the same order and skip the zeros, so they return the same orders bit for
-bit, at ``O(p · D)`` a sweep for ``D`` neighbours instead of ``O(p²)``: an insertion's change
-of backward mass is constant between the places of the moved node's neighbours, so only the
-first place of each run can be its first minimum. The greedy starts keep the unplaced nodes
-in a heap (``O(p · D log p)`` a start), and each start's neighbour lists are ranked by place
-in one pass over the order (``_rank_by_place``), not sorted node by node.
+bit, at ``O(p · (D + p / 64))`` a sweep for ``D`` neighbours instead of ``O(p²)``: an
+insertion's change of backward mass is constant between the places of the moved node's
+neighbours, so only the first place of each run can be its first minimum, and a visit reads
+its node's neighbours in the order of their places from a bit set of places
+(``_mark_places``). The greedy starts keep the unplaced nodes in a heap (``O(p · D log p)``
+a start).
 
 A sample enters as two ``(p, D)`` arrays, never as a ``(p, p)`` matrix: ``outgoing[v, i] =
 squared[v, u]`` and ``incoming[v, i] = squared[u, v]`` for ``v``'s ``i``-th neighbour ``u``
@@ -21,21 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from prodag.numba_jit import lowest_bit, numba
 from prodag.numba_jit import njit as _njit
-from prodag.numba_jit import numba
 from prodag.projection.search_kernel import move_node, repeats_an_earlier_start
-
-
-def neighbour_lists(support: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each node's neighbours ``u ≠ v`` where ``support[v, u]`` or ``support[u, v]``, in
-    increasing order: ``(neighbours (p, D) int64`` padded with −1, ``degree (p,) int64)``."""
-    p = support.shape[-1]
-    linked = (support | support.T) & ~np.eye(p, dtype=bool)
-    degree = linked.sum(axis=1).astype(np.int64)
-    width = max(int(degree.max(initial=0)), 1)
-    order = np.argsort(~linked, axis=1, kind="stable")[:, :width]
-    return np.where(np.arange(width) < degree[:, None], order, -1).astype(np.int64), degree
-
 
 
 @_njit
@@ -113,61 +102,39 @@ def _net_outflow_sparse(outgoing, incoming, degree, permutation):
     permutation[:] = np.argsort(net, kind="mergesort")
 
 
-@_njit
-def reverse_index(neighbours, degree):
-    """``(p, D)`` int64: ``reverse[u, j]`` is the index of ``u`` in the list of its ``j``-th
-    neighbour (the lists are symmetric and increasing: a binary search), −1 in the padding."""
-    p, width = neighbours.shape
-    reverse = np.full((p, width), -1, np.int64)
-    for u in range(p):
-        for j in range(degree[u]):
-            v = neighbours[u, j]
-            reverse[u, j] = np.searchsorted(neighbours[v, :degree[v]], u)
-    return reverse
+ONE = np.uint64(1)
 
 
 @_njit
-def _rank_by_place(neighbours, degree, reverse, permutation, ranked, filled):
-    """``ranked[v]``: the indices of ``v``'s neighbours in the order of their places in
-    ``permutation``, what ``_by_place`` keeps, built in ``O(p · D)`` by visiting the places
-    in order (``_by_place``'s insertion sort would take ``O(D²)`` a node from another order)."""
-    filled[:] = 0
-    for place in range(permutation.shape[0]):
-        u = permutation[place]
-        for j in range(degree[u]):
-            v = neighbours[u, j]
-            ranked[v, filled[v]] = reverse[u, j]
-            filled[v] += 1
-
-
-@_njit
-def _by_place(node, neighbours, degree, positions, values, ranked, places, sorted_values):
-    """The places of ``node``'s neighbours in increasing order, with their ``values``.
-
-    ``ranked[node]`` keeps the list's indices in the order of the last call, so the insertion
-    sort starts from an order that a few moves have changed since: ``O(D)`` plus the moves.
-    """
+def _mark_places(node, values, neighbours, degree, positions, below, words, at_place):
+    """The places before ``below`` of ``node``'s neighbours ``u`` with ``values[node, i] ≠ 0``
+    (``u`` its ``i``-th neighbour), as a bit set ``words (⌈p / 64⌉,)`` uint64 (place ``b`` is
+    bit ``b mod 64`` of word ``b // 64``), each with its value in ``at_place[b]``: read lowest
+    bit first, the nonzero terms of a scan over the places, in its order, in ``O(D + p / 64)``."""
+    for w in range(words.shape[0]):
+        words[w] = 0
     for i in range(degree[node]):
-        index = ranked[node, i]
-        place, j = positions[neighbours[node, index]], i
-        while j > 0 and places[j - 1] > place:
-            places[j], ranked[node, j] = places[j - 1], ranked[node, j - 1]
-            j -= 1
-        places[j], ranked[node, j] = place, index
-    for i in range(degree[node]):
-        sorted_values[i] = values[node, ranked[node, i]]
+        value = values[node, i]
+        if value != 0:
+            place = positions[neighbours[node, i]]
+            if place < below:
+                words[place >> 6] |= ONE << np.uint64(place & 63)
+                at_place[place] = value
 
 
 @_njit
 def _improve_sparse(difference, neighbours, degree, permutation, positions, max_sweeps,
-                    threshold, ranked, places, values):
+                    threshold, words, at_place):
     """``search_kernel.insertion_sweeps`` with ``difference[v, i]`` the entry of ``v``'s
     ``i``-th neighbour.
 
-    A node's best insertion depends only on the order of the node and its neighbours, so a
-    node that found no better place stays where it is until it or a neighbour moves: a sweep
-    visits only the nodes marked since (``stale``), and makes the same moves as one that
-    visits every node."""
+    A visit reads its node's nonzero entries in the order of their places from a bit set
+    (``_mark_places``): the change of backward mass is constant between the places of the
+    moved node's neighbours, so only the first place of each run can be its first minimum,
+    and the sums add the dense scan's nonzero terms in its order. A node's best insertion
+    depends only on the order of the node and its neighbours, so a node that found no better
+    place stays where it is until it or a neighbour moves: a sweep visits only the nodes
+    marked since (``stale``), and makes the same moves as one that visits every node."""
     p = permutation.shape[0]
     stale = np.ones(p, np.bool_)
     for _ in range(max_sweeps):
@@ -178,58 +145,66 @@ def _improve_sparse(difference, neighbours, degree, permutation, positions, max_
             if not stale[node]:
                 continue
             stale[node] = False
-            place, count = positions[node], degree[node]
-            _by_place(node, neighbours, degree, positions, difference, ranked, places, values)
+            place = positions[node]
+            _mark_places(node, difference, neighbours, degree, positions, p, words, at_place)
             prefix, best, target = 0.0, np.inf, place
             if place > 0:  # to place 0: no change
                 best, target = 0.0, 0
-            i = 0
-            while i < count and places[i] < place:  # to an earlier place, after a neighbour
-                prefix += values[i]
-                if places[i] + 1 < place and prefix < best:
-                    best, target = prefix, places[i] + 1
-                i += 1
-            at_place = prefix
-            if prefix < best:
-                best, target = prefix, place
-            while i < count:  # to a later place, onto a neighbour's
-                prefix += values[i]
+            earlier, at_own_place = True, 0.0
+            for w in range(words.shape[0]):
+                bits = words[w]
+                while bits != 0:
+                    neighbour_place = (w << 6) + np.int64(lowest_bit(bits))
+                    bits &= bits - ONE
+                    if earlier and neighbour_place > place:
+                        earlier, at_own_place = False, prefix
+                        if prefix < best:
+                            best, target = prefix, place
+                    prefix += at_place[neighbour_place]
+                    if earlier:  # to an earlier place, after this neighbour
+                        if neighbour_place + 1 < place and prefix < best:
+                            best, target = prefix, neighbour_place + 1
+                    elif prefix < best:  # to a later place, onto this neighbour's
+                        best, target = prefix, neighbour_place
+            if earlier:
+                at_own_place = prefix
                 if prefix < best:
-                    best, target = prefix, places[i]
-                i += 1
-            if not best - at_place < threshold:
+                    best, target = prefix, place
+            if not best - at_own_place < threshold:
                 continue
             improved = True
             move_node(permutation, positions, node, place, target)
-            for i in range(count):
-                stale[neighbours[node, i]] = True
+            for i in range(degree[node]):
+                if difference[node, i] != 0:
+                    stale[neighbours[node, i]] = True
         if not improved:
             return
 
 
 @_njit
-def _backward_mass_sparse(outgoing, neighbours, degree, permutation, positions, ranked,
-                          places, values):
+def _backward_mass_sparse(outgoing, neighbours, degree, permutation, positions, words,
+                          at_place):
     """``order_backward_mass``: each node's earlier neighbours in the order of their places."""
-    p = outgoing.shape[0]
+    p = permutation.shape[0]
     for place in range(p):
         positions[permutation[place]] = place
     total = 0.0
     for later in range(p):
-        node = permutation[later]
-        _by_place(node, neighbours, degree, positions, outgoing, ranked, places, values)
-        for i in range(degree[node]):
-            if places[i] < later:
-                total += values[i]
+        _mark_places(permutation[later], outgoing, neighbours, degree, positions, later, words,
+                     at_place)
+        for w in range(words.shape[0]):
+            bits = words[w]
+            while bits != 0:
+                total += at_place[(w << 6) + np.int64(lowest_bit(bits))]
+                bits &= bits - ONE
     return 0.5 * total
 
 
 @_njit
-def _search_one_sparse(outgoing, incoming, neighbours, degree, reverse, max_sweeps, rel_tol,
+def _search_one_sparse(outgoing, incoming, neighbours, degree, max_sweeps, rel_tol,
                        back_to_front, positions_out):
-    """``_search_one`` for one sample's ``outgoing`` and ``incoming`` masses ``(p, D)``
-    (``reverse``: ``reverse_index`` of the lists)."""
-    p, width = outgoing.shape[0], neighbours.shape[1]
+    """``_search_one`` for one sample's ``outgoing`` and ``incoming`` masses ``(p, D)``."""
+    p = outgoing.shape[0]
     difference = outgoing - incoming
     total = np.zeros(1, outgoing.dtype)  # summed in the dense kernel's order and dtype
     for v in range(p):
@@ -246,22 +221,19 @@ def _search_one_sparse(outgoing, incoming, neighbours, degree, reverse, max_swee
         count += 1
     _net_outflow_sparse(outgoing, incoming, degree, starts[count])
     count += 1
-    values = np.empty(width, outgoing.dtype)
+    words = np.empty((p + 63) // 64, np.uint64)
+    at_place = np.empty(p, outgoing.dtype)
     best = np.empty(p, np.int64)
     positions = np.empty(p, np.int64)
-    places = np.empty(width, np.int64)
-    ranked = np.empty((p, width), np.int64)
-    filled = np.empty(p, np.int64)
     best_cost = np.inf
     for start in range(count):
         if repeats_an_earlier_start(starts, start):
             continue
         permutation = starts[start].copy()
-        _rank_by_place(neighbours, degree, reverse, permutation, ranked, filled)
         _improve_sparse(difference, neighbours, degree, permutation, positions, max_sweeps,
-                        threshold, ranked, places, values)
+                        threshold, words, at_place)
         cost = _backward_mass_sparse(outgoing, neighbours, degree, permutation, positions,
-                                     ranked, places, values)
+                                     words, at_place)
         if cost < best_cost:
             best_cost = cost
             best[:] = permutation
@@ -278,7 +250,6 @@ def _search_batch_on_slots(slots, outgoing_slot, incoming_slot, neighbours, degr
     batch, size = slots.shape
     p, width = outgoing_slot.shape
     positions = np.empty((batch, p), np.int32)
-    reverse = reverse_index(neighbours, degree)
     for sample in numba.prange(batch):
         outgoing = np.zeros((p, width), slots.dtype)
         incoming = np.zeros((p, width), slots.dtype)
@@ -288,8 +259,8 @@ def _search_batch_on_slots(slots, outgoing_slot, incoming_slot, neighbours, degr
                     outgoing[v, i] = slots[sample, outgoing_slot[v, i]]
                 if incoming_slot[v, i] < size:
                     incoming[v, i] = slots[sample, incoming_slot[v, i]]
-        _search_one_sparse(outgoing, incoming, neighbours, degree, reverse, max_sweeps,
-                           rel_tol, back_to_front, positions[sample])
+        _search_one_sparse(outgoing, incoming, neighbours, degree, max_sweeps, rel_tol,
+                           back_to_front, positions[sample])
     return positions
 
 
