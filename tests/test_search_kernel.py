@@ -46,6 +46,22 @@ def test_kernel_orders_equal_the_jax_search_on_sparse_supports():
                                       jax_search(squared))
 
 
+def test_lowest_bit_is_the_index_of_a_words_lowest_set_bit():
+    """The compiled count of trailing zeros, against a scan of the bits, and the plain-Python
+    fallback (used without numba) against both."""
+    import numba
+
+    from prodag.numba_jit import _lowest_bit_python, lowest_bit
+
+    compiled = numba.njit(lambda word: lowest_bit(word))
+    rng = np.random.default_rng(9)
+    words = [1, 2 ** 63, 2 ** 63 + 1] + [int(w) | 1 << int(b) for w, b in zip(
+        rng.integers(0, 2 ** 63, size=50, dtype=np.uint64), rng.integers(0, 64, size=50))]
+    for word in words:
+        scanned = next(bit for bit in range(64) if word >> bit & 1)
+        assert compiled(np.uint64(word)) == scanned == _lowest_bit_python(np.uint64(word))
+
+
 def test_kernel_options_match_the_jax_search():
     """Sweep cap and acceptance tolerance mean the same in both."""
     rng = np.random.default_rng(0)

@@ -26,8 +26,7 @@ def _lowest_bit_python(word):
 
 
 if numba is not None:
-    from llvmlite import ir
-    from numba.core import types
+    from numba.core import cgutils, types
     from numba.extending import intrinsic
 
     @intrinsic
@@ -38,7 +37,7 @@ if numba is not None:
             return None
 
         def codegen(context, builder, signature, args):
-            return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+            return builder.cttz(args[0], cgutils.true_bit)
 
         return types.uint64(types.uint64), codegen
 else:
