@@ -18,7 +18,6 @@ def njit(function):
     return numba.njit(cache=True, nogil=True)(function) if numba is not None else function
 
 
-
 def _lowest_bit_python(word):
     """The index of the lowest set bit of a nonzero ``word``."""
     word = int(word)
