@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import time
 
 import numpy as np
 
@@ -29,19 +28,9 @@ from prodag.projection.search_kernel_sparse import on_neighbours, search_positio
 
 from .. import RESULTS_DIR
 from .scale import simulated
+from .support_kernels import per_draw
 
 K = 16
-
-
-def per_draw_us(function, squared: np.ndarray, repeats: int = 3) -> float:
-    """Median microseconds per draw of ``function(squared)`` (the first call not timed)."""
-    function(squared[:4])
-    times = []
-    for _ in range(repeats):
-        began = time.perf_counter()
-        function(squared)
-        times.append(time.perf_counter() - began)
-    return 1e6 * float(np.median(times)) / len(squared)
 
 
 def measure(graph, n: int, samples: int, spread: float, seed: int = 0) -> dict:
@@ -66,7 +55,8 @@ def measure(graph, n: int, samples: int, spread: float, seed: int = 0) -> dict:
             "mean_neighbours": float(degree.mean()),
             "neighbour_share": float(degree.mean() / (p - 1)),
             "same_orders": bool(np.array_equal(dense(squared), sparse(squared))),
-            "dense_us": per_draw_us(dense, squared), "sparse_us": per_draw_us(sparse, squared)}
+            "dense_us": 1000 * per_draw(dense, squared, repeats=3),
+            "sparse_us": 1000 * per_draw(sparse, squared, repeats=3)}
 
 
 def main(argv=None) -> None:
