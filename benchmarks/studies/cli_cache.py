@@ -29,15 +29,14 @@ import time
 from pathlib import Path
 
 from .. import RESULTS_DIR
+from .scale import simulated
 
 
 def write_dataset(p: int, n: int, seed: int, folder: Path) -> Path:
-    """``simulate.dataset(p, 2p, n, seed=seed)``'s table as a CSV file in ``folder``."""
+    """The scale study's dataset ``seed`` (``simulated``) as a CSV file in ``folder``."""
     import pandas as pd
 
-    from prodag import simulate
-
-    X = simulate.dataset(p, 2 * p, n, seed=seed).X
+    X = simulated(p, n, seed).X
     path = folder / f"p{p}_n{n}_dataset{seed}.csv"
     pd.DataFrame(X, columns=[f"V{k}" for k in range(p)]).to_csv(path, index=False)
     return path
