@@ -15,6 +15,8 @@ import typer
 
 from prodag.cli.helpformat import PANELS
 from prodag.config.parameters import GROUPS, NOISE_MODELS, SELECTIONS, as_dict, check_lam
+from prodag.config.starts import (MANY_STARTS_UP_TO, SCREENED_RESTARTS, SEARCHED_GRAPHS,
+                                  SEARCHED_GRAPHS_ABOVE)
 from prodag.estimator import ProDAG
 from prodag.evaluation import simulate
 from prodag.inputs.interventions import INTERVENTION_KINDS
@@ -66,7 +68,8 @@ SelectByOption = Annotated[SelectBy, typer.Option(
          "'elbo-sparse' (the ELBO, but the smaller of two radii within 30 nats) or 'auto' "
          "('elbo-sparse' from 100 variables on, else 'elbo').")]
 RestartsOption = Annotated[Optional[int], typer.Option(
-    min=1, show_default="7 for linear (2 above 30 variables, 4 on candidate parents), 3 for "
+    min=1, show_default=f"{1 + SEARCHED_GRAPHS} for linear ({1 + SEARCHED_GRAPHS_ABOVE} above "
+                        f"{MANY_STARTS_UP_TO} variables, {SCREENED_RESTARTS} on candidate parents), 3 for "
                         "additive or --noise-variance estimate, 1 for mlp",
     help="Fits per chain at the chosen radii, mixed by their evidence: the linear SEM's data "
          "starts (the top-down order and the best distinct searched orders) in turn; "
