@@ -268,6 +268,36 @@ def test_a_step_accepts_by_the_target_ratio_and_counts_only_the_counted_draws():
     assert 0 < counts < 80  # some moves accepted, some not
 
 
+def test_refine_runs_its_steps_with_one_compiled_loop_and_the_keys_of_its_blocks():
+    """``refinement.refine`` with 130 steps (a block of ``STEPS_PER_CALL`` = 100 and one of
+    30) traces its step loop once, and its draws are those of 130 single steps with each
+    block's keys, ``split(fold_in(key, steps done), block)``."""
+    model, project = make_model("linear"), make_projector("exact")
+    X = jnp.asarray(chain_data(3) - chain_data(3).mean(axis=0))
+    W_tilde = {"W": 0.3 * jax.random.normal(jax.random.PRNGKey(0), (8, 3, 3))}
+    target = refinement.Target(model.prepare_data(X), jnp.full(8, 2.0), jnp.ones((8, 1)),
+                               0.0, 1.0)
+    kernel = refinement.build_kernel(model, project)
+    traced = []
+
+    def run_steps(*args):
+        traced.append(1)
+        return kernel.run_steps(*args)
+
+    key = jax.random.PRNGKey(5)
+    refined = refinement.refine(kernel._replace(run_steps=jax.jit(run_steps)), W_tilde,
+                                target, key, 130)
+    assert len(traced) == 1
+    state = refinement.init(model, project, None, W_tilde, target, jnp.ones(8))
+    one_step = jax.jit(lambda s, k: refinement.step(model, project, None, target, s, k)[0])
+    for done, block in ((0, 100), (100, 30)):
+        for step_key in jax.random.split(jax.random.fold_in(key, done), block):
+            state = one_step(state, step_key)
+    np.testing.assert_allclose(refined.weights_tilde["W"], state.weights_tilde["W"],
+                               rtol=1e-5, atol=1e-6)
+    assert 0 < refined.acceptance[:len(moves.MOVES)].sum()
+
+
 def test_draw_rows_extend_a_shorter_request():
     key = jax.random.PRNGKey(0)
     long, short = samples.draw_rows(10, 25, key), samples.draw_rows(10, 7, key)

@@ -1,7 +1,26 @@
 """The proposals of the Metropolis refinement (``prodag.inference.refinement``): moves within
 a mode (``propose``: one entry, every entry, an edge reversal) and jumps between the fits of a
-run (``jump`` over ``Frames``); the module docstring of ``refinement`` gives the target and
-the acceptance. Each proposal is symmetric, or (a jump) carries its log Jacobian.
+run (``jump`` over ``Frames``), and the Metropolis test (``accepts``, the SMC's too); the
+module docstring of ``refinement`` gives the target and the acceptance. Each proposal is
+symmetric, or (a jump) carries its log Jacobian:
+
+* ``site``: one entry of ``ω̃`` moves by ``s · prior_std · z``, ``s`` from ``SITE_SCALES``;
+* ``joint``: every entry moves by ``s · prior_std · z / √D`` (``D`` entries), ``s`` from
+  ``JOINT_SCALES``;
+* ``reverse``: the edge weights of ``j → k`` and ``k → j`` trade places (an edge reversal);
+* ``jump`` (with ``Target.frames``, a share ``JUMP_PROBABILITY`` of the steps): the draw moves
+  from its frame ``z`` (at first its component) to another ``z'`` of its group (the fits of
+  the run on the same rows with the same fixed noise, ``prodag.fit.draws.jump_frames``),
+  keeping its place relative to the frame::
+
+      ω̃' = m_z' + (s_z' / s_z) ⊙ (ω̃ − m_z),   log |J| = Σ log s_z' − Σ log s_z,
+
+  with ``m``, ``s`` the frames' means and standard deviations, ``z'`` uniform among the
+  group's others, accepted with ``π(ω̃') |J| / π(ω̃)``. The label ``z`` is a state of its own,
+  uniform and independent of ``ω̃`` under the target, so every draw's ``ω̃`` still targets
+  ``π`` at its own radius (a frame is only a place to propose, fitted at whatever radius);
+  but mass now moves between the fitted modes by the model's own posterior, where the other
+  moves leave each mode its share of the ELBO-weighted mixture.
 """
 
 from __future__ import annotations
@@ -210,3 +229,9 @@ def proposal(key: jax.Array, weights_tilde: Weights, component: jax.Array,
         return proposed, moved_to, log_jacobian.astype(zero.dtype), jnp.int32(len(MOVES))
 
     return lax.cond(jax.random.uniform(k_kind) < JUMP_PROBABILITY, between, within, None)
+
+
+def accepts(key: jax.Array, log_ratio: jax.Array) -> jax.Array:
+    """The Metropolis test of every draw ``(n,)``: ``log u < log_ratio``, ``u ~ U(0, 1)`` drawn
+    in ``log_ratio``'s shape and dtype (a NaN ratio is rejected)."""
+    return jnp.log(jax.random.uniform(key, log_ratio.shape, log_ratio.dtype)) < log_ratio

@@ -12,25 +12,9 @@ at that radius invariant::
 with ``ω(ω̃, λ)`` the projected weights (``prodag.models.base``, steps 2-4): the target whose
 mean-field approximation the ELBO fits. The refined draws are projected like any other, so
 every one is an exact DAG. Each step makes one symmetric proposal of one kind for every draw
-(the kind drawn per step), so the acceptance ratio is the target ratio:
-
-* ``site``: one entry of ``ω̃`` moves by ``s · prior_std · z``, ``s`` from ``moves.SITE_SCALES``;
-* ``joint``: every entry moves by ``s · prior_std · z / √D`` (``D`` entries), ``s`` from
-  ``moves.JOINT_SCALES``;
-* ``reverse``: the edge weights of ``j → k`` and ``k → j`` trade places (an edge reversal);
-* ``jump`` (with ``Target.frames``, a share ``JUMP_PROBABILITY`` of the steps): the draw moves
-  from its frame ``z`` (at first its component) to another ``z'`` of its group (the fits of
-  the run on the same rows with the same fixed noise, ``prodag.fit.draws.jump_frames``),
-  keeping its place relative to the frame::
-
-      ω̃' = m_z' + (s_z' / s_z) ⊙ (ω̃ − m_z),   log |J| = Σ log s_z' − Σ log s_z,
-
-  with ``m``, ``s`` the frames' means and standard deviations, ``z'`` uniform among the
-  group's others, accepted with ``π(ω̃') |J| / π(ω̃)``. The label ``z`` is a state of its own,
-  uniform and independent of ``ω̃`` under the target, so every draw's ``ω̃`` still targets
-  ``π`` at its own radius (a frame is only a place to propose, fitted at whatever radius);
-  but mass now moves between the fitted modes by the model's own posterior, where the other
-  moves leave each mode its share of the ELBO-weighted mixture.
+(the kind drawn per step), so the acceptance ratio is the target ratio (times a jump's
+Jacobian): one entry, every entry, an edge reversal, or with ``Target.frames`` a jump between
+the fitted modes (``prodag.inference.moves`` gives each).
 
 The radius stays at the component's. The noise variance stays at its fitted value, unless
 the fit learned it (``collapse``: ``"estimate"``, one per variable, or ``"equal"``, shared) and
@@ -46,7 +30,7 @@ fitted orientation); each refined draw then carries its conditional maximiser
 ``RSS_k / n_k`` (or ``Σ_k RSS_k / Σ_k n_k``) as its noise variance. The kernels
 are pure functions over a NamedTuple state, in BlackJAX's form: ``build_kernel`` returns a
 ``Kernel`` of ``init`` and ``step`` (vectorised over the draws; the step returns its
-``StepInfo``) and ``run_steps`` (``lax.scan`` over steps, the infos stacked);
+``StepInfo``) and ``run_steps`` (``lax.fori_loop`` over steps);
 ``prodag.inference.compiled`` compiles and caches them, and ``refine`` (host side) runs the
 compiled kernel in blocks of ``STEPS_PER_CALL`` steps so that a progress bar can follow,
 splitting the draws over the local devices.
@@ -65,7 +49,8 @@ from jax import lax
 
 from prodag.inference.engine import member_layout
 from prodag.inference.kernels import pad_members, select
-from prodag.inference.moves import KINDS, MOVES, Frames, Movable, movable, movable_slots, proposal
+from prodag.inference.moves import (KINDS, MOVES, Frames, Movable, accepts, movable,
+                                    movable_slots, proposal)
 from prodag.models.base import StructuralEquationModel, Weights
 from prodag.models.linear import LinearSEM, LinearSEMOnSlots
 from prodag.projection import Projector
@@ -214,19 +199,15 @@ def step(model: StructuralEquationModel, project: Projector, collapse: str | Non
             StepInfo(move, accept))
 
 
-def accepts(key: jax.Array, log_ratio: jax.Array) -> jax.Array:
-    """The Metropolis test of every draw ``(n,)``: ``log u < log_ratio``, ``u ~ U(0, 1)`` drawn
-    in ``log_ratio``'s shape and dtype (a NaN ratio is rejected)."""
-    return jnp.log(jax.random.uniform(key, log_ratio.shape, log_ratio.dtype)) < log_ratio
-
-
 def run_steps(model: StructuralEquationModel, project: Projector, collapse: str | None,
-              target: Target, state: RefineState,
-              keys: jax.Array) -> tuple[RefineState, StepInfo]:
-    """``len(keys)`` steps (``lax.scan``), one key ``(2,)`` each: the last state and every
-    step's ``StepInfo`` (leading axis ``len(keys)``)."""
-    return lax.scan(lambda carry, key: step(model, project, collapse, target, carry, key),
-                    state, keys)
+              target: Target, state: RefineState, keys: jax.Array,
+              n_steps: jax.Array | None = None) -> RefineState:
+    """The first ``n_steps`` (a scalar, traced; None: all) of ``keys (S, 2)``, one step each
+    (``lax.fori_loop``): the last state. One compilation serves every count up to ``S``."""
+    def one(index, carry):
+        return step(model, project, collapse, target, carry, keys[index])[0]
+
+    return lax.fori_loop(0, len(keys) if n_steps is None else n_steps, one, state)
 
 
 def conditional_noise(model: StructuralEquationModel, project: Projector, collapse: str,
@@ -247,9 +228,10 @@ class Kernel(NamedTuple):
     """The refinement of one model and projection, bound in (``build_kernel``: pure functions;
     ``prodag.inference.compiled.refinement``: compiled). ``init(weights_tilde, target,
     counted, component)``; ``step(target, state, key) -> (RefineState, StepInfo)``;
-    ``run_steps(target, state, keys)``: ``len(keys)`` steps; ``conditional_noise(weights_tilde,
-    target)`` (None without ``collapse``, ``collapsible``); ``project(weights_tilde, lams)``;
-    ``movable(weights_tilde)``: the ``Target.movable`` of draws (host side, not compiled);
+    ``run_steps(target, state, keys, n_steps)``: the first ``n_steps`` of ``len(keys)``
+    steps; ``conditional_noise(weights_tilde, target)`` (None without ``collapse``,
+    ``collapsible``); ``project(weights_tilde, lams)``; ``movable(weights_tilde)``: the
+    ``Target.movable`` of draws (host side, not compiled);
     ``table``: with draws on candidate parents' slots (``build_slot_kernel``), their
     ``ParentTable`` (None: dense draws)."""
 
@@ -327,10 +309,11 @@ def refine(kernel: Kernel, weights_tilde: Weights, target: Target, key: jax.Arra
                              movable=kernel.movable(weights_tilde))
     state = kernel.init(weights_tilde, target, jnp.arange(len(lams)) < n, component)
     done = 0
-    while done < n_steps:
+    while done < n_steps:  # the first ``block`` of STEPS_PER_CALL keys: one compilation;
+        # JAX's default (partitionable) threefry splits the same prefix whatever the count
         block = min(STEPS_PER_CALL, n_steps - done)
-        keys = jax.random.split(jax.random.fold_in(key, done), block)
-        state, _ = kernel.run_steps(target, state, keys)
+        keys = jax.random.split(jax.random.fold_in(key, done), STEPS_PER_CALL)
+        state = kernel.run_steps(target, state, keys, jnp.asarray(block, jnp.int32))
         done += block
         if on_block is not None:
             on_block(done)

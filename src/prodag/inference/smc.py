@@ -208,7 +208,7 @@ def build_kernel(model: StructuralEquationModel, project: Projector,
         new_q = proposal_log_density(proposal, candidate, lams)
         new_t = log_target(candidate, lams, target)
         log_alpha = (1 - beta) * (new_q - log_q) + beta * (new_t - log_t)
-        accept = refinement.accepts(key, log_alpha)
+        accept = moves.accepts(key, log_alpha)
         position = select(accept, candidate, position)
         return (position, jnp.where(accept, new_q, log_q), jnp.where(accept, new_t, log_t)), \
             jnp.sum(accept)
