@@ -22,8 +22,8 @@
   the default grows to ``MAX_AUTO_REFINE_STEPS`` (6000 at p ≤ 5), and even the p = 20
   default's 375 (``AUTO_REFINE_STEPS``) took a third of the suite's time (81 default fits,
   about 2 s each at p = 5 on two cores). One block of ``refinement.STEPS_PER_CALL`` (100)
-  steps still runs every default fit through the refinement; the
-  tests that need the refinement to converge ask for their steps themselves. The tests of
+  steps still runs every default fit through the refinement; the tests that need the
+  refinement to converge ask for their steps themselves. The tests of
   the rule ask for the library's cap (``library_refinement_cap``), and the command-line
   tests that run in a subprocess get it as it is.
 * The suite's fits keep their stopped members in the batch to the end of a stage: the

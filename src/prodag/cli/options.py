@@ -69,8 +69,8 @@ SelectByOption = Annotated[SelectBy, typer.Option(
          "('elbo-sparse' from 100 variables on, else 'elbo').")]
 RestartsOption = Annotated[Optional[int], typer.Option(
     min=1, show_default=f"{1 + SEARCHED_GRAPHS} for linear ({1 + SEARCHED_GRAPHS_ABOVE} above "
-                        f"{MANY_STARTS_UP_TO} variables, {SCREENED_RESTARTS} on candidate parents), 3 for "
-                        "additive or --noise-variance estimate, 1 for mlp",
+                        f"{MANY_STARTS_UP_TO} variables, {SCREENED_RESTARTS} on candidate "
+                        "parents), 3 for additive or --noise-variance estimate, 1 for mlp",
     help="Fits per chain at the chosen radii, mixed by their evidence: the linear SEM's data "
          "starts (the top-down order and the best distinct searched orders) in turn; "
          "otherwise the data start alternating with the prior (mlp: the prior). With "
